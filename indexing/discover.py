@@ -1,0 +1,240 @@
+"""Which files of a workspace get indexed, and why the others do not.
+
+Ignore rules come from `pathspec` (git's own wildmatch semantics) applied per directory, the
+way git does: a `.gitignore` speaks for paths below its own folder, and the deepest rule that
+matches wins. Every file left out is reported with a reason, because a skip the user cannot
+see looks exactly like a search bug.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+DEFAULT_MAX_BYTES = 1024 * 1024
+SNIFF_BYTES = 8192
+
+# Directories that are never source: VCS metadata, dependency trees, caches, build output.
+DEFAULT_SKIP_DIRS = frozenset(
+    {
+        ".git", ".hg", ".svn", "node_modules", "bower_components", ".venv", "venv",
+        "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".nox",
+        ".eggs", "build", "dist", "target", ".next", ".nuxt", ".gradle", ".idea",
+        ".vscode-test", "site-packages",
+    }
+)
+LOCKFILES = frozenset(
+    {
+        "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "npm-shrinkwrap.json",
+        "Cargo.lock", "poetry.lock", "Pipfile.lock", "uv.lock", "pdm.lock", "go.sum",
+        "composer.lock", "Gemfile.lock", "bun.lockb", "flake.lock", "mix.lock",
+    }
+)
+MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".min.css", ".bundle.js", ".js.map", ".css.map")
+IGNORE_FILES = (".gitignore", ".kebabignore")
+
+
+class SkipReason:
+    """Reasons a path is not indexed; plain strings so they travel as JSON keys."""
+
+    GITIGNORE = "gitignore"
+    KEBABIGNORE = "kebabignore"
+    EXCLUDE = "exclude"
+    DEFAULT_DIR = "default_dir"
+    BINARY = "binary"
+    TOO_LARGE = "too_large"
+    LOCKFILE = "lockfile"
+    MINIFIED = "minified"
+    SYMLINK_OUTSIDE = "symlink_outside"
+    UNREADABLE = "unreadable"
+    NOT_REGULAR = "not_regular"
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A file that passed the path rules; content checks happen when it is read."""
+
+    path: str  # workspace-relative, '/'-separated
+    abs_path: Path
+    size: int
+    mtime_ns: int
+
+
+@dataclass(slots=True)
+class Discovery:
+    candidates: list[Candidate] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+
+    def skip(self, path: str, reason: str) -> None:
+        self.skipped.append((path, reason))
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveryOptions:
+    max_bytes: int = DEFAULT_MAX_BYTES
+    extra_excludes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    """Ignore specs in force for one directory, nearest last."""
+
+    specs: tuple[tuple[str, str, pathspec.PathSpec], ...]  # (base, reason, spec)
+
+    def reason(self, rel: str, is_dir: bool) -> str | None:
+        probe = rel + "/" if is_dir else rel
+        for base, why, spec in reversed(self.specs):
+            sub = probe[len(base) + 1 :] if base else probe
+            result = spec.check_file(sub)
+            if result.include is not None:
+                return why if result.include else None
+        return None
+
+
+def _load_spec(path: Path) -> pathspec.PathSpec | None:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def _dir_rules(parent: _Rules, directory: Path, rel: str) -> _Rules:
+    added = []
+    pairs = ((".gitignore", SkipReason.GITIGNORE), (".kebabignore", SkipReason.KEBABIGNORE))
+    for name, why in pairs:
+        spec = _load_spec(directory / name)
+        if spec is not None:
+            added.append((rel, why, spec))
+    return _Rules(parent.specs + tuple(added)) if added else parent
+
+
+def _root_rules(root: Path, options: DiscoveryOptions) -> _Rules:
+    specs: list[tuple[str, str, pathspec.PathSpec]] = []
+    if options.extra_excludes:
+        specs.append(
+            ("", SkipReason.EXCLUDE, pathspec.GitIgnoreSpec.from_lines(options.extra_excludes))
+        )
+    exclude = _load_spec(root / ".git" / "info" / "exclude")
+    if exclude is not None:
+        specs.append(("", SkipReason.GITIGNORE, exclude))
+    return _dir_rules(_Rules(tuple(specs)), root, "")
+
+
+def name_skip_reason(name: str) -> str | None:
+    """Rules that depend on the file name alone (cheap, checked before any read)."""
+    if name in LOCKFILES:
+        return SkipReason.LOCKFILE
+    if name.endswith(MINIFIED_SUFFIXES):
+        return SkipReason.MINIFIED
+    return None
+
+
+def content_skip_reason(head: bytes) -> str | None:
+    """A NUL byte near the start is git's own test for binary content."""
+    return SkipReason.BINARY if b"\0" in head[:SNIFF_BYTES] else None
+
+
+def _inside(root: Path, target: Path) -> bool:
+    try:
+        target.relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def discover(root: Path, options: DiscoveryOptions | None = None) -> Discovery:
+    """Walk `root` and sort every file into candidates and counted skips."""
+    options = options or DiscoveryOptions()
+    root = root.resolve()
+    result = Discovery()
+    for entry, rel, is_dir in _walk(root, _root_rules(root, options), "", result):
+        if is_dir:
+            continue
+        reason = name_skip_reason(entry.name)
+        if reason:
+            result.skip(rel, reason)
+            continue
+        try:
+            st = entry.stat(follow_symlinks=True)
+        except OSError:
+            result.skip(rel, SkipReason.UNREADABLE)
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            result.skip(rel, SkipReason.NOT_REGULAR)
+            continue
+        if st.st_size > options.max_bytes:
+            result.skip(rel, SkipReason.TOO_LARGE)
+            continue
+        result.candidates.append(Candidate(rel, Path(entry.path), st.st_size, st.st_mtime_ns))
+    result.candidates.sort(key=lambda c: c.path)
+    result.skipped.sort()
+    return result
+
+
+def _walk(
+    root: Path, rules: _Rules, rel_dir: str, result: Discovery
+) -> Iterator[tuple[os.DirEntry[str], str, bool]]:
+    directory = root / rel_dir if rel_dir else root
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError:
+        result.skip(rel_dir or ".", SkipReason.UNREADABLE)
+        return
+    for entry in entries:
+        rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+        try:
+            is_link = entry.is_symlink()
+            is_dir = entry.is_dir(follow_symlinks=True)
+        except OSError:
+            result.skip(rel, SkipReason.UNREADABLE)
+            continue
+        if is_link and not _inside(root, Path(os.path.realpath(entry.path))):
+            result.skip(rel, SkipReason.SYMLINK_OUTSIDE)
+            continue
+        if is_dir and entry.name in DEFAULT_SKIP_DIRS:
+            result.skip(rel + "/", SkipReason.DEFAULT_DIR)
+            continue
+        why = rules.reason(rel, is_dir)
+        if why:
+            result.skip(rel + "/" if is_dir else rel, why)
+            continue
+        if is_dir:
+            if is_link:  # a link back into the tree would index the same files twice
+                result.skip(rel + "/", SkipReason.NOT_REGULAR)
+                continue
+            child = _dir_rules(rules, Path(entry.path), rel)
+            yield from _walk(root, child, rel, result)
+        else:
+            yield entry, rel, False
+
+
+def is_indexable_path(root: Path, path: Path, options: DiscoveryOptions | None = None) -> bool:
+    """Whether a single changed file (from didSave or a watcher) passes the walk's path rules,
+    without walking the whole tree."""
+    options = options or DiscoveryOptions()
+    root = root.resolve()
+    abs_path = Path(os.path.abspath(path))
+    try:
+        rel_path = abs_path.relative_to(root)
+    except ValueError:
+        return False
+    if not _inside(root, Path(os.path.realpath(abs_path))):
+        return False
+    parts = rel_path.parts
+    if any(p in DEFAULT_SKIP_DIRS for p in parts[:-1]) or name_skip_reason(parts[-1]):
+        return False
+    rules = _root_rules(root, options)
+    for depth in range(len(parts)):
+        rel = "/".join(parts[: depth + 1])
+        is_dir = depth < len(parts) - 1
+        if rules.reason(rel, is_dir):
+            return False
+        if is_dir:
+            rules = _dir_rules(rules, root.joinpath(*parts[: depth + 1]), rel)
+    return True

@@ -1,0 +1,341 @@
+"""Bringing the store up to date with the files: plan by hash diff, extract, write in batches.
+
+The plan is cheap first (size + mtime), exact second (content hash), so a no-change re-index
+reads no file at all. A file whose content moved to another path is renamed in place rather
+than re-extracted. Extraction can run in a process pool for large plans; writes always go
+through the store's single writer, one transaction per batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from indexing.classify import is_generated, is_test_path
+from indexing.discover import (
+    Candidate,
+    DiscoveryOptions,
+    SkipReason,
+    content_skip_reason,
+    discover,
+    is_indexable_path,
+)
+from indexing.extract import extract, text_chunks
+from indexing.records import Extraction
+from indexing.store import FileState, FileWrite, Store
+from indexing.text import decode
+
+BATCH_FILES = 200
+POOL_THRESHOLD = 64  # below this many files, a process pool costs more than it saves
+
+ProgressFn = Callable[[int, int], None]
+
+
+@dataclass(slots=True)
+class IndexSummary:
+    scanned: int = 0
+    new: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    renamed: int = 0
+    skipped: int = 0
+    skipped_by_reason: dict[str, int] = field(default_factory=dict)
+    skipped_paths: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    # For the vector side: chunk ids that no longer exist, and files whose chunks are new.
+    removed_chunk_ids: list[str] = field(default_factory=list)
+    written_paths: list[str] = field(default_factory=list)
+    renamed_chunk_ids: dict[str, str] = field(default_factory=dict)
+
+    def skip(self, path: str, reason: str) -> None:
+        self.skipped += 1
+        self.skipped_by_reason[reason] = self.skipped_by_reason.get(reason, 0) + 1
+        self.skipped_paths.append((path, reason))
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "scanned": self.scanned,
+            "new": self.new,
+            "changed": self.changed,
+            "unchanged": self.unchanged,
+            "deleted": self.deleted,
+            "renamed": self.renamed,
+            "skipped": self.skipped,
+            "skipped_by_reason": dict(sorted(self.skipped_by_reason.items())),
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Work:
+    """A file that must be (re)extracted: picklable, so it can go to a worker process."""
+
+    path: str
+    abs_path: str
+    size: int
+    mtime_ns: int
+    data: bytes
+    digest: str
+    is_new: bool
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def extract_file(path: str, text: str) -> Extraction:
+    """Grammar-backed extraction where a grammar exists, line windows everywhere else, so no
+    text file is unsearchable."""
+    found = extract(path, text)
+    if found is not None:
+        return found
+    return Extraction(lang=_text_lang(path), symbols=[], chunks=text_chunks(text))
+
+
+def _text_lang(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    return ext or "text"
+
+
+def build_write(work: _Work) -> FileWrite:
+    """Decode and extract one file; runs in a worker, so it touches no shared state."""
+    text = decode(work.data)
+    extraction = extract_file(work.path, text)
+    return FileWrite(
+        path=work.path,
+        size=work.size,
+        mtime_ns=work.mtime_ns,
+        hash=work.digest,
+        lang=extraction.lang,
+        text=text,
+        extraction=extraction,
+        is_test=is_test_path(work.path),
+        is_generated=is_generated(work.path, text[:600]),
+    )
+
+
+class Indexer:
+    """Keeps one workspace root's store in step with its files."""
+
+    def __init__(
+        self,
+        root: Path,
+        store: Store,
+        options: DiscoveryOptions | None = None,
+        workers: int | None = None,
+    ) -> None:
+        self.root = root.resolve()
+        self.store = store
+        self.options = options or DiscoveryOptions()
+        self.workers = workers if workers is not None else max(1, (os.cpu_count() or 2))
+
+    # -- full scan -------------------------------------------------------------------------
+
+    def index(self, progress: ProgressFn | None = None, rebuild: bool = False) -> IndexSummary:
+        """Scan the whole root. With `rebuild`, every file is re-extracted."""
+        started = time.perf_counter()
+        summary = IndexSummary()
+        found = discover(self.root, self.options)
+        for path, reason in found.skipped:
+            summary.skip(path, reason)
+        summary.scanned = len(found.candidates)
+        states = self.store.file_states()
+        if rebuild:
+            with self.store.batch():
+                for path in states:
+                    summary.removed_chunk_ids.extend(self.store.delete_file(path))
+            states = {}
+        seen = {c.path for c in found.candidates}
+        gone = {p: s for p, s in states.items() if p not in seen}
+        work = self._plan(found.candidates, states, gone, summary)
+        self._write(work, summary, progress)
+        if gone:
+            with self.store.batch():
+                for path in sorted(gone):
+                    summary.removed_chunk_ids.extend(self.store.delete_file(path))
+                    summary.deleted += 1
+        summary.seconds = time.perf_counter() - started
+        return summary
+
+    def _plan(
+        self,
+        candidates: Sequence[Candidate],
+        states: dict[str, FileState],
+        gone: dict[str, FileState],
+        summary: IndexSummary,
+    ) -> list[_Work]:
+        work: list[_Work] = []
+        touched: list[tuple[str, int, int]] = []
+        renames: list[tuple[str, str, int, int]] = []
+        gone_by_hash: dict[str, list[str]] = {}
+        for path, gone_state in sorted(gone.items()):
+            gone_by_hash.setdefault(gone_state.hash, []).append(path)
+        for cand in candidates:
+            state = states.get(cand.path)
+            if state and state.size == cand.size and state.mtime_ns == cand.mtime_ns:
+                summary.unchanged += 1
+                continue
+            data = self._read(cand.path, cand.abs_path, summary)
+            if data is None:
+                continue
+            digest = content_hash(data)
+            if state and state.hash == digest:
+                summary.unchanged += 1
+                touched.append((cand.path, cand.size, cand.mtime_ns))
+                continue
+            if state is None and gone_by_hash.get(digest):
+                old = gone_by_hash[digest].pop(0)
+                del gone[old]
+                renames.append((old, cand.path, cand.size, cand.mtime_ns))
+                continue
+            work.append(
+                _Work(cand.path, str(cand.abs_path), cand.size, cand.mtime_ns, data, digest,
+                      state is None)
+            )
+        if touched or renames:
+            with self.store.batch():
+                for path, size, mtime in touched:
+                    self.store.touch_file(path, size, mtime)
+                for old, new, size, mtime in renames:
+                    summary.renamed_chunk_ids.update(self.store.rename_file(old, new, size, mtime))
+                    summary.renamed += 1
+        return work
+
+    def _read(self, rel: str, abs_path: Path, summary: IndexSummary) -> bytes | None:
+        try:
+            data = abs_path.read_bytes()
+        except FileNotFoundError:
+            summary.skip(rel, SkipReason.UNREADABLE)
+            return None
+        except OSError:
+            summary.skip(rel, SkipReason.UNREADABLE)
+            return None
+        if len(data) > self.options.max_bytes:
+            summary.skip(rel, SkipReason.TOO_LARGE)
+            return None
+        reason = content_skip_reason(data)
+        if reason:
+            summary.skip(rel, reason)
+            return None
+        return data
+
+    def _write(
+        self, work: list[_Work], summary: IndexSummary, progress: ProgressFn | None
+    ) -> None:
+        total = len(work)
+        if progress:
+            progress(0, total)
+        if not work:
+            return
+        pool: Executor | None = None
+        if total >= POOL_THRESHOLD and self.workers > 1:
+            pool = ProcessPoolExecutor(max_workers=self.workers)
+        try:
+            results: Iterable[FileWrite] = (
+                pool.map(build_write, work, chunksize=8) if pool else map(build_write, work)
+            )
+            done = 0
+            batch: list[tuple[_Work, FileWrite]] = []
+            for item, write in zip(work, results, strict=True):
+                batch.append((item, write))
+                if len(batch) >= BATCH_FILES:
+                    done += self._commit(batch, summary)
+                    batch = []
+                    if progress:
+                        progress(done, total)
+            if batch:
+                done += self._commit(batch, summary)
+            if progress:
+                progress(done, total)
+        finally:
+            if pool:
+                pool.shutdown(cancel_futures=True)
+
+    def _commit(self, batch: list[tuple[_Work, FileWrite]], summary: IndexSummary) -> int:
+        with self.store.batch():
+            for item, write in batch:
+                summary.removed_chunk_ids.extend(self.store.write_file(write))
+                summary.written_paths.append(item.path)
+                if item.is_new:
+                    summary.new += 1
+                else:
+                    summary.changed += 1
+        return len(batch)
+
+    # -- single files (didSave, watchers) --------------------------------------------------
+
+    def update_paths(self, paths: Iterable[Path]) -> IndexSummary:
+        """Bring the given files up to date: changed ones re-extracted, vanished or now-ignored
+        ones dropped, unchanged ones left alone after a hash check."""
+        started = time.perf_counter()
+        summary = IndexSummary()
+        work: list[_Work] = []
+        drops: list[str] = []
+        for path in sorted(set(paths)):
+            rel = self._relative(path)
+            if rel is None:
+                continue
+            summary.scanned += 1
+            state = self.store.file_state(rel)
+            if not path.is_file() or not is_indexable_path(self.root, path, self.options):
+                if state:
+                    drops.append(rel)
+                continue
+            try:
+                st = path.stat()
+            except OSError:
+                if state:
+                    drops.append(rel)
+                continue
+            data = self._read(rel, path, summary)
+            if data is None:
+                if state:
+                    drops.append(rel)
+                continue
+            digest = content_hash(data)
+            if state and state.hash == digest:
+                summary.unchanged += 1
+                continue
+            work.append(_Work(rel, str(path), st.st_size, st.st_mtime_ns, data, digest,
+                              state is None))
+        self._write(work, summary, None)
+        if drops:
+            with self.store.batch():
+                for rel in drops:
+                    summary.removed_chunk_ids.extend(self.store.delete_file(rel))
+                    summary.deleted += 1
+        summary.seconds = time.perf_counter() - started
+        return summary
+
+    def rename_path(self, old: Path, new: Path) -> IndexSummary:
+        """A rename reported by the client: move rows when content is unchanged."""
+        old_rel, new_rel = self._relative(old), self._relative(new)
+        if old_rel is None or new_rel is None:
+            return self.update_paths([p for p in (old, new) if self._relative(p)])
+        state = self.store.file_state(old_rel)
+        summary = IndexSummary()
+        if state and new.is_file() and is_indexable_path(self.root, new, self.options):
+            data = self._read(new_rel, new, summary)
+            if data is not None and content_hash(data) == state.hash:
+                st = new.stat()
+                with self.store.batch():
+                    self.store.delete_file(new_rel)
+                    summary.renamed_chunk_ids.update(
+                        self.store.rename_file(old_rel, new_rel, st.st_size, st.st_mtime_ns))
+                summary.renamed = 1
+                return summary
+        return self.update_paths([old, new])
+
+    def _relative(self, path: Path) -> str | None:
+        try:
+            return Path(os.path.abspath(path)).relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+

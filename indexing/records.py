@@ -1,0 +1,119 @@
+"""The facts that indexing extracts from a file, as plain values.
+
+Every other layer (the store, search, the LSP adapter) speaks in these types, so they are the
+one home for what a symbol and a chunk *are*. They are frozen so that extraction results can
+cross thread and process boundaries without anyone mutating them on the way.
+
+Positions are 0-based lines and 0-based columns counted in UTF-16 code units, because that is
+what LSP clients expect by default; converting once, at extraction time, keeps every reader
+free of encoding work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class SymbolKind(StrEnum):
+    """Kinds of definitions, named after LSP's `SymbolKind` members (lower-cased).
+
+    Keeping the LSP names means the adapter maps kinds by name, with no second table to drift.
+    """
+
+    FILE = "file"
+    MODULE = "module"
+    NAMESPACE = "namespace"
+    PACKAGE = "package"
+    CLASS = "class"
+    METHOD = "method"
+    PROPERTY = "property"
+    FIELD = "field"
+    CONSTRUCTOR = "constructor"
+    ENUM = "enum"
+    INTERFACE = "interface"
+    FUNCTION = "function"
+    VARIABLE = "variable"
+    CONSTANT = "constant"
+    STRING = "string"
+    ENUM_MEMBER = "enum_member"
+    STRUCT = "struct"
+    TYPE_PARAMETER = "type_parameter"
+    OBJECT = "object"
+
+
+class ChunkKind(StrEnum):
+    """Why a chunk exists: a definition body, code between definitions, a doc section, or a
+    plain line window over a file no grammar understands."""
+
+    DEFINITION = "definition"
+    CODE = "code"
+    SECTION = "section"
+    TEXT = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A half-open range [start, end) in LSP coordinates (0-based lines, UTF-16 columns)."""
+
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """One definition found in a file."""
+
+    name: str
+    kind: SymbolKind
+    container: str | None
+    qualified_name: str
+    range: Span
+    selection: Span
+    signature: str = ""
+    doc: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A searchable piece of a file.
+
+    `start_line`/`end_line` are 0-based and inclusive; `text` is exactly those lines (or the
+    part of them a split kept). `symbol` indexes into the owning `Extraction.symbols`, so a
+    hit on the chunk can be cited as that definition. `context` is a short breadcrumb
+    (qualified name or heading path) used for display and for the embedding header.
+    """
+
+    start_line: int
+    end_line: int
+    text: str
+    kind: ChunkKind
+    symbol: int | None = None
+    context: str = ""
+
+    def chunk_id(self, path: str) -> str:
+        """A stable id from the path and the content, never from insertion order, so the same
+        tree always yields the same ids (and fusion keys)."""
+        return chunk_id_for(path, self.start_line, self.text)
+
+
+def chunk_id_for(path: str, start_line: int, text: str) -> str:
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(path.encode("utf-8", "surrogatepass"))
+    digest.update(b"\0")
+    digest.update(str(start_line).encode())
+    digest.update(b"\0")
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """Everything indexing learns from one file's text."""
+
+    lang: str
+    symbols: list[Symbol] = field(default_factory=list)
+    chunks: list[Chunk] = field(default_factory=list)

@@ -1,0 +1,90 @@
+"""The one home of the SQLite store's schema.
+
+Bump `SCHEMA_VERSION` whenever a table, column, tokenizer or the meaning of a stored value
+changes: an index written by another version is rebuilt from scratch (and the user is told),
+which is cheaper and safer than migrating an index that can always be rebuilt from the files.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 3
+
+# Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
+# order of `chunks_fts`: names, parts, path, body).
+FTS_WEIGHTS = (10.0, 4.0, 2.0, 1.0)
+
+# `porter` so prose finds inflections; `tokenchars '_'` so snake_case stays one token and the
+# exact identifier can outrank its parts, which live in the `parts` column.
+CODE_TOKENIZER = "porter unicode61 remove_diacritics 2 tokenchars '_'"
+
+DDL = f"""
+CREATE TABLE IF NOT EXISTS meta(
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS files(
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    is_test INTEGER NOT NULL DEFAULT 0,
+    is_generated INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS files_hash ON files(hash);
+CREATE TABLE IF NOT EXISTS file_text(
+    file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+    text TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS symbols(
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    ord INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    qualified_name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    container TEXT,
+    start_line INTEGER NOT NULL,
+    start_col INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    end_col INTEGER NOT NULL,
+    sel_start_line INTEGER NOT NULL,
+    sel_start_col INTEGER NOT NULL,
+    sel_end_line INTEGER NOT NULL,
+    sel_end_col INTEGER NOT NULL,
+    signature TEXT NOT NULL,
+    doc TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
+CREATE TABLE IF NOT EXISTS chunks(
+    id INTEGER PRIMARY KEY,
+    chunk_id TEXT NOT NULL UNIQUE,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    symbol_id INTEGER REFERENCES symbols(id) ON DELETE SET NULL,
+    kind TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    context TEXT NOT NULL,
+    text TEXT NOT NULL,
+    text_hash TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks(text_hash);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    names, parts, path, body,
+    tokenize="{CODE_TOKENIZER}",
+    content='', contentless_delete=1
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS text_trigram USING fts5(
+    text,
+    tokenize="trigram case_sensitive 1",
+    content='', contentless_delete=1
+);
+CREATE TABLE IF NOT EXISTS embed_cache(
+    model TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY(model, text_hash)
+) WITHOUT ROWID;
+"""

@@ -1,0 +1,93 @@
+"""The one place where stored spans become LSP `Location`s, and search results become the wire
+objects that `kebab/search` and `kebab search --json` both emit.
+
+Spans are stored in LSP coordinates already (0-based, UTF-16 columns), so conversion is only
+about URIs and shape; keeping it in one module means a client sees the same citation whether
+it asked over LSP or the command line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from indexing.records import Span
+from search.types import Hit, Meta, Retrieval, SearchResult
+
+WIRE_VERSION = 1
+
+
+def path_uri(root: str | Path, rel_path: str) -> str:
+    return (Path(root) / rel_path).as_uri()
+
+
+def span_range(span: Span) -> dict[str, Any]:
+    return {
+        "start": {"line": span.start_line, "character": span.start_col},
+        "end": {"line": span.end_line, "character": span.end_col},
+    }
+
+
+def location(root: str | Path, rel_path: str, span: Span) -> dict[str, Any]:
+    return {"uri": path_uri(root, rel_path), "range": span_range(span)}
+
+
+def retrieval_wire(r: Retrieval) -> dict[str, Any]:
+    return {
+        "method": r.method,
+        "lexical_score": r.lexical_score,
+        "lexical_rank": r.lexical_rank,
+        "vector_score": r.vector_score,
+        "vector_rank": r.vector_rank,
+        "fusion_score": r.fusion_score,
+        "exact": r.exact,
+        "priors": [{"name": p.name, "factor": p.factor} for p in r.priors],
+    }
+
+
+def hit_wire(hit: Hit, explain: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": hit.chunk_id,
+        "path": hit.path,
+        "location": location(hit.root, hit.path, hit.span),
+        "lines": {"start": hit.chunk_lines[0], "end": hit.chunk_lines[1]},
+        "title": hit.title,
+        "kind": hit.kind,
+        "symbol": hit.symbol,
+        "container": hit.container,
+        "lang": hit.lang,
+        "snippet": {
+            "text": hit.snippet.text,
+            "line": hit.snippet.start_line,
+            "highlights": [{"start": a, "end": b} for a, b in hit.snippet.highlights],
+        },
+        "score": hit.score,
+    }
+    if explain:
+        out["retrieval"] = retrieval_wire(hit.retrieval)
+    return out
+
+
+def meta_wire(meta: Meta, include_timing: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "version": WIRE_VERSION,
+        "mode": meta.mode,
+        "intent": meta.intent,
+        "total_matches": meta.total_matches,
+        "count_accuracy": meta.count_accuracy,
+        "recall": dict(meta.recall),
+        "score": dict(meta.score),
+        "index": dict(meta.index),
+        "query_plan": meta.query_plan,
+        "warnings": list(meta.warnings),
+    }
+    if include_timing:
+        out["timing"] = dict(meta.timing)
+    return out
+
+
+def result_wire(result: SearchResult, explain: bool, include_timing: bool = True) -> dict[str, Any]:
+    return {
+        "hits": [hit_wire(h, explain) for h in result.hits],
+        "meta": meta_wire(result.meta, include_timing),
+    }

@@ -1,0 +1,121 @@
+"""Turning a stored chunk into a hit a person can read and jump to.
+
+The citation is the most precise span we can justify: the definition's name when the query
+names it, else the first matched word, else the chunk's first line. Snippets are cut around
+the best line so the matched words are visible, and highlight offsets are given so clients do
+not need to re-run matching.
+"""
+
+from __future__ import annotations
+
+import re
+
+from indexing.records import Span
+from indexing.store import ChunkRow
+from search.types import Hit, Retrieval, Snippet
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _matches(line: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Non-overlapping [start, end) of `words` in `line`, case-insensitive, longest first."""
+    lowered = line.lower()
+    taken: list[tuple[int, int]] = []
+    for word in words:
+        start = lowered.find(word)
+        while start != -1:
+            end = start + len(word)
+            if all(end <= a or start >= b for a, b in taken):
+                taken.append((start, end))
+            start = lowered.find(word, end)
+    return sorted(taken)
+
+
+def _best_line(lines: list[str], words: tuple[str, ...]) -> tuple[int, list[tuple[int, int]]]:
+    best, best_matches, best_score = 0, [], 0
+    for i, line in enumerate(lines):
+        found = _matches(line, words)
+        if not found:
+            continue
+        distinct = len({line[a:b].lower() for a, b in found})
+        if distinct > best_score:
+            best, best_matches, best_score = i, found, distinct
+    return best, best_matches
+
+
+def make_snippet(
+    lines: list[str], first_line: int, index: int, matches: list[tuple[int, int]],
+    words: tuple[str, ...], limit: int
+) -> Snippet:
+    """The best line (from its first non-blank character), then following lines, capped at
+    `limit` characters; a very long line is windowed around its first match."""
+    line = lines[index] if lines else ""
+    start = len(line) - len(line.lstrip())
+    if matches and matches[0][0] - start > limit // 2:
+        start = max(0, matches[0][0] - limit // 4)
+    pieces = [line[start:]]
+    size = len(pieces[0])
+    for follow in lines[index + 1 :]:
+        if size >= limit:
+            break
+        pieces.append(follow)
+        size += len(follow) + 1
+    text = "\n".join(pieces)[:limit].rstrip()
+    highlights: list[tuple[int, int]] = []
+    offset = 0
+    for piece in text.split("\n"):
+        highlights.extend((offset + a, offset + b) for a, b in _matches(piece, words))
+        offset += len(piece) + 1
+    return Snippet(text=text, highlights=tuple(highlights), start_line=first_line + index)
+
+
+def _names_symbol(row: ChunkRow, words: tuple[str, ...]) -> bool:
+    if row.symbol is None or not words:
+        return False
+    name = row.symbol.name.lower()
+    return name in words or any(re.fullmatch(re.escape(w), name) for w in words)
+
+
+def build_hit(
+    row: ChunkRow, root: str, words: tuple[str, ...], score: float, retrieval: Retrieval,
+    snippet_chars: int, focus: tuple[int, int, int] | None = None
+) -> Hit:
+    """`focus` = (line, start, end) in characters forces the citation (exact-text hits)."""
+    lines = row.text.split("\n")
+    if focus is not None:
+        index = max(0, min(focus[0] - row.start_line, len(lines) - 1))
+        matches = [(focus[1], focus[2])]
+        if index < len(lines) and focus[2] > len(lines[index]):
+            matches = [(focus[1], len(lines[index]))]
+    else:
+        index, matches = _best_line(lines, words)
+    snippet = make_snippet(lines, row.start_line, index, matches, words, snippet_chars)
+    sym = row.symbol
+    if focus is None and sym is not None and _names_symbol(row, words):
+        span = sym.selection
+    elif matches:
+        line_text = lines[index]
+        a, b = matches[0]
+        line_no = row.start_line + index
+        span = Span(line_no, utf16_len(line_text[:a]), line_no, utf16_len(line_text[:b]))
+    elif sym is not None:
+        span = sym.selection
+    else:
+        span = Span(row.start_line, 0, row.start_line, utf16_len(lines[0]) if lines else 0)
+    return Hit(
+        chunk_id=row.chunk_id,
+        root=root,
+        path=row.path,
+        lang=row.lang,
+        span=span,
+        chunk_lines=(row.start_line, row.end_line),
+        title=sym.qualified_name if sym else (row.context or f"{row.path}:{row.start_line + 1}"),
+        kind=str(sym.kind) if sym else row.chunk_kind,
+        symbol=sym.name if sym else None,
+        container=sym.container if sym else None,
+        snippet=snippet,
+        score=score,
+        retrieval=retrieval,
+    )

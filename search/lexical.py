@@ -1,0 +1,109 @@
+"""The lexical retriever: FTS5 bm25 over chunks, and exact text over whole files.
+
+Contract kept here:
+- order is bm25, ties by path, line, chunk id: byte-for-byte repeatable;
+- score is -bm25/(1+|bm25|), in [0, 1]; the raw value never leaves this module;
+- AND of the terms first; when that finds fewer than k, fill with an OR ranking and say so;
+- filters run in SQL before the LIMIT;
+- exact text (quoted, or a code fragment) finds every file containing it, as grep would.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from indexing.store import ChunkRow, Filters, QuerySyntaxError, Store
+from search.query import ParsedQuery, and_expression, or_expression
+from search.types import InvalidQuery
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    row: ChunkRow
+    score: float
+    rank: int  # 1-based within this channel
+    focus: tuple[int, int, int] | None = None  # (line, start, end) for exact-text hits
+
+
+@dataclass(slots=True)
+class LexicalResult:
+    ranked: list[Ranked]
+    total: int
+    plan: str
+    warnings: list[str] = field(default_factory=list)
+
+
+def normalize_bm25(raw: float) -> float:
+    return -raw / (1.0 + abs(raw)) if raw <= 0 else 0.0
+
+
+def retrieve(store: Store, parsed: ParsedQuery, filters: Filters, limit: int) -> LexicalResult:
+    if parsed.shape == "empty":
+        return LexicalResult([], 0, "empty")
+    if parsed.shape == "exact":
+        return exact(store, parsed.exact_text, filters, limit)
+    if parsed.shape == "raw":
+        return _ranked_fts(store, parsed.fts_raw, filters, limit, "raw")
+    and_expr = and_expression(parsed.terms)
+    result = _ranked_fts(store, and_expr, filters, limit, "and")
+    if len(parsed.terms) > 1 and len(result.ranked) < limit:
+        or_expr = or_expression(parsed.terms)
+        seen = [r.row.rowid for r in result.ranked]
+        extra = _fts(store, or_expr, filters, limit - len(result.ranked), seen)
+        if extra:
+            start = len(result.ranked)
+            result.ranked.extend(
+                Ranked(row, normalize_bm25(row.rank), start + i + 1) for i, row in enumerate(extra)
+            )
+            result.total = store.count_matches(or_expr, filters)
+            result.plan = "and+or_fill"
+            result.warnings.append(
+                f"only {start} result(s) contain every term; filled with results that contain "
+                "any term"
+            )
+    return result
+
+
+def _fts(
+    store: Store, expr: str, filters: Filters, limit: int, exclude: list[int] | None = None
+) -> list[ChunkRow]:
+    try:
+        return store.match_chunks(expr, filters, limit, exclude or ())
+    except QuerySyntaxError as exc:
+        raise InvalidQuery(f"invalid FTS5 expression: {exc}") from exc
+
+
+def _ranked_fts(
+    store: Store, expr: str, filters: Filters, limit: int, plan: str
+) -> LexicalResult:
+    rows = _fts(store, expr, filters, limit)
+    ranked = [Ranked(row, normalize_bm25(row.rank), i + 1) for i, row in enumerate(rows)]
+    total = store.count_matches(expr, filters) if len(rows) >= limit else len(rows)
+    return LexicalResult(ranked, total, plan)
+
+
+def exact(store: Store, needle: str, filters: Filters, limit: int) -> LexicalResult:
+    """One hit per file that contains `needle`, cited at its first occurrence; files with
+    more occurrences rank higher, then by path."""
+    found: list[tuple[int, str, int, int, int]] = []  # (-count, path, line, start, end)
+    for path, _lang, text in store.files_containing(needle, filters):
+        first = text.find(needle)
+        line = text.count("\n", 0, first)
+        line_start = text.rfind("\n", 0, first) + 1
+        col = first - line_start
+        found.append((-text.count(needle), path, line, col, col + len(needle)))
+    found.sort()
+    ranked: list[Ranked] = []
+    for neg_count, path, line, start, end in found:
+        if len(ranked) >= limit:
+            break
+        chunks = store.chunks_at(path, line)
+        if not chunks:
+            continue
+        if filters.kinds and (chunks[0].symbol is None or
+                              str(chunks[0].symbol.kind) not in filters.kinds):
+            continue
+        count = -neg_count
+        ranked.append(Ranked(chunks[0], count / (1.0 + count), len(ranked) + 1,
+                             (line, start, end)))
+    return LexicalResult(ranked, len(found), "exact")

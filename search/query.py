@@ -1,0 +1,182 @@
+"""From what a user typed to what the store can run.
+
+User text never reaches FTS5 unescaped: every term is quoted, so `"`, `(`, `*`, `:`, `^`,
+`NEAR`, `AND`, `OR` and a bare `-` are just characters. Only a query wrapped in single quotes is
+passed through as raw FTS5, because the user asked for that syntax.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from indexing.text import split_identifier
+from search.types import InvalidQuery
+
+QueryShape = Literal["empty", "raw", "exact", "terms"]
+
+_WORD = re.compile(r"\w", re.UNICODE)
+# Characters that make a string read as code rather than words: calls with arguments,
+# decorators/attributes, operators, brackets, string quotes.
+_CODE_FRAGMENT = re.compile(r"(\w\(.+\))|(^@\w)|[=;{}\[\]<>|&+*/%!\"'`$#\\]|->|=>")
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedQuery:
+    raw: str
+    shape: QueryShape
+    terms: tuple[str, ...] = ()
+    exact_text: str = ""
+    fts_raw: str = ""
+
+
+def parse(query: str) -> ParsedQuery:
+    text = query.strip()
+    if not text:
+        return ParsedQuery(query, "empty")
+    if len(text) >= 2 and text[0] == "'" and text[-1] == "'":
+        inner = text[1:-1].strip()
+        if not inner:
+            raise InvalidQuery("raw FTS5 query is empty: put an expression between the quotes")
+        return ParsedQuery(query, "raw", fts_raw=inner)
+    if len(text) >= 2 and text[0] == '"' and text[-1] == '"' and len(text[1:-1]) > 0:
+        return ParsedQuery(query, "exact", exact_text=text[1:-1])
+    if is_code_fragment(text):
+        return ParsedQuery(query, "exact", exact_text=text)
+    terms = tuple(t for t in text.split() if _WORD.search(t))
+    if not terms:
+        return ParsedQuery(query, "exact", exact_text=text)
+    return ParsedQuery(query, "terms", terms=terms)
+
+
+def is_code_fragment(text: str) -> bool:
+    """`foo(bar, 1)` and `@storage_var` are code; `foo()`, `a.b` and `a::b` stay symbol-like
+    so they can go definitions-first."""
+    return bool(_CODE_FRAGMENT.search(text))
+
+
+def _quote(token: str) -> str:
+    return '"' + token.replace('"', '""') + '"'
+
+
+def term_clause(term: str) -> str:
+    """One user term as FTS5: the token itself, or the phrase of its identifier parts, so
+    `getUserById` matches itself and `get_user_by_id` and text that says `get user by id`."""
+    words = [w for w in re.split(r"\W+", term) if w]
+    clauses = {_quote(term)}
+    parts: list[str] = []
+    for word in words:
+        parts.extend(split_identifier(word) or [word.lower()])
+    if len(parts) > 1:
+        clauses.add(_quote(" ".join(parts)))
+    ordered = sorted(clauses)
+    return ordered[0] if len(ordered) == 1 else "(" + " OR ".join(ordered) + ")"
+
+
+def and_expression(terms: tuple[str, ...]) -> str:
+    return " AND ".join(term_clause(t) for t in terms)
+
+
+def or_expression(terms: tuple[str, ...]) -> str:
+    return " OR ".join(term_clause(t) for t in terms)
+
+
+def highlight_words(terms: tuple[str, ...]) -> tuple[str, ...]:
+    """Lower-cased words to mark in snippets: each term and its identifier parts."""
+    words: set[str] = set()
+    for term in terms:
+        for word in re.split(r"\W+", term):
+            if not word:
+                continue
+            words.add(word.lower())
+            words.update(p for p in split_identifier(word) if len(p) > 1)
+    return tuple(sorted(words, key=lambda w: (-len(w), w)))
+
+
+def glob_to_regex(glob: str) -> str:
+    """`*` stays inside one path segment, `**` crosses segments, `?` is one character.
+
+    A glob without `/` matches the file name anywhere (as `.gitignore` does), which is what a
+    user typing `*.py` means.
+    """
+    if not glob or "\0" in glob:
+        raise InvalidQuery("path_glob must be a non-empty glob")
+    if glob.count("[") != glob.count("]"):
+        raise InvalidQuery(f"path_glob {glob!r} has an unbalanced '['")
+    out: list[str] = []
+    i = 0
+    while i < len(glob):
+        ch = glob[i]
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if ch == "*":
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            end = glob.index("]", i)
+            body = glob[i + 1 : end].replace("\\", "\\\\")
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append(f"[{body}]")
+            i = end + 1
+            continue
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    pattern = "".join(out)
+    prefix = "^" if "/" in glob.rstrip("/") else "(?:^|/)"
+    regex = f"{prefix}{pattern.lstrip('/')}$"
+    try:
+        re.compile(regex)
+    except re.error as exc:
+        raise InvalidQuery(f"path_glob {glob!r} is not a valid glob: {exc}") from exc
+    return regex
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    """What the user is after, and the rule that decided it (reported in `meta.intent`)."""
+
+    name: str  # definition | exact_text | semantic | lexical
+    rule: str
+    symbol: str = ""  # the identifier a definition query names
+
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?$")
+_FIND = re.compile(
+    r"^(?:find|locate|goto|go to|definition of|where is|where's)\s+(?:the\s+)?"
+    r"(?:function\s+|class\s+|method\s+|type\s+)?(\S+?)(?:\s+(?:defined|declared|implemented))?"
+    r"\s*\??$",
+    re.IGNORECASE,
+)
+
+
+def route(parsed: ParsedQuery) -> Intent:
+    """Decide the intent for `mode: auto`. Identifiers go definitions-first, quoted text and
+    code go to exact text, and everything else is natural language for hybrid search."""
+    if parsed.shape == "exact":
+        quoted = parsed.raw.strip().startswith('"')
+        return Intent("exact_text", "quoted string" if quoted else "code fragment")
+    if parsed.shape == "raw":
+        return Intent("lexical", "raw FTS5 expression")
+    if parsed.shape == "empty":
+        return Intent("lexical", "empty query")
+    text = " ".join(parsed.terms)
+    if len(parsed.terms) == 1 and _IDENTIFIER.match(text):
+        return Intent("definition", "identifier", _bare(text))
+    found = _FIND.match(text)
+    if found and _IDENTIFIER.match(found.group(1)):
+        return Intent("definition", "find phrase", _bare(found.group(1)))
+    return Intent("semantic", "natural language")
+
+
+def _bare(identifier: str) -> str:
+    return identifier.removesuffix("()")

@@ -1,0 +1,112 @@
+"""The one home of search's request, hit and metadata types.
+
+They are plain dataclasses with no protocol knowledge: `kebab_lsp.convert` turns them into the
+wire objects that both `kebab search --json` and `kebab/search` return, so the CLI and the
+server can never drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from indexing.records import Span
+
+Mode = Literal["auto", "lexical", "vector", "hybrid"]
+MODES: tuple[str, ...] = ("auto", "lexical", "vector", "hybrid")
+DEFAULT_K = 20
+MAX_K = 500
+DEFAULT_SNIPPET_CHARS = 200
+
+
+class InvalidQuery(ValueError):
+    """A request that cannot be answered as asked; the message says what is wrong."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilters:
+    langs: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    path_glob: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    query: str
+    mode: str = "auto"
+    k: int = DEFAULT_K
+    filters: SearchFilters = field(default_factory=SearchFilters)
+    explain: bool = False
+    snippet_chars: int = DEFAULT_SNIPPET_CHARS
+
+
+@dataclass(frozen=True, slots=True)
+class Prior:
+    """A soft re-ranking factor applied to one hit, kept so the hit can explain itself."""
+
+    name: str
+    factor: float
+
+
+@dataclass(slots=True)
+class Retrieval:
+    """How a hit was found: which channels, at what rank and score. `None` means that
+    channel did not find it."""
+
+    method: str
+    lexical_score: float | None = None
+    lexical_rank: int | None = None
+    vector_score: float | None = None
+    vector_rank: int | None = None
+    fusion_score: float | None = None
+    exact: bool = False
+    priors: list[Prior] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    text: str
+    highlights: tuple[tuple[int, int], ...]  # [start, end) offsets into `text`
+    start_line: int  # 0-based line of the snippet's first character
+
+
+@dataclass(slots=True)
+class Hit:
+    chunk_id: str
+    root: str  # absolute workspace folder the path is relative to
+    path: str
+    lang: str
+    span: Span  # the citation: what a client jumps to
+    chunk_lines: tuple[int, int]  # 0-based inclusive lines of the whole chunk
+    title: str
+    kind: str
+    symbol: str | None
+    container: str | None
+    snippet: Snippet
+    score: float
+    retrieval: Retrieval
+
+
+@dataclass(slots=True)
+class Meta:
+    mode: str
+    intent: dict[str, str] | None = None
+    total_matches: int = 0
+    count_accuracy: str = "exact"
+    recall: dict[str, Any] = field(
+        default_factory=lambda: {"complete": True, "ranking_scope": "all_matches",
+                                 "truncated": False}
+    )
+    score: dict[str, str] = field(
+        default_factory=lambda: {"kind": "bm25_normalized", "direction": "higher_is_better"}
+    )
+    index: dict[str, Any] = field(default_factory=dict)
+    query_plan: str = ""
+    warnings: list[str] = field(default_factory=list)
+    timing: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class SearchResult:
+    hits: list[Hit]
+    meta: Meta

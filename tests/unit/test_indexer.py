@@ -1,0 +1,121 @@
+"""Incremental indexing by content hash, renames, deletions, skips, and store recovery."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import apsw
+
+from indexing.schema import SCHEMA_VERSION
+from indexing.store import Store
+from kebab_lsp.workspace import Workspace
+from search.types import SearchRequest
+
+
+def symbols_of(ws: Workspace, path: str) -> list[str]:
+    return [r.symbol.qualified_name for r in ws.store.all_symbols() if r.path == path]
+
+
+def test_first_index_counts(workspace: Workspace) -> None:
+    stats = workspace.store.stats()
+    assert stats.files == 6
+    assert stats.langs == {"go": 1, "markdown": 1, "python": 2, "txt": 1, "typescript": 1}
+    assert "UserStore.get_user_by_id" in symbols_of(workspace, "src/users/store.py")
+
+
+def test_second_index_reparses_nothing(workspace: Workspace) -> None:
+    summary = workspace.indexer.index()
+    assert (summary.scanned, summary.unchanged, summary.new, summary.changed) == (6, 6, 0, 0)
+    assert summary.written_paths == []
+
+
+def test_touched_but_unchanged_file_is_not_rewritten(workspace: Workspace) -> None:
+    path = workspace.root / "web/api.ts"
+    future = time.time() + 10
+    os.utime(path, (future, future))
+    summary = workspace.indexer.index()
+    assert summary.unchanged == 6 and summary.written_paths == []
+    again = workspace.indexer.index()  # the new mtime was recorded: not even hashed now
+    assert again.unchanged == 6
+
+
+def test_changed_file_rows_are_replaced(workspace: Workspace) -> None:
+    path = workspace.root / "src/users/store.py"
+    path.write_text(path.read_text().replace("def add_user", "def insert_user"))
+    summary = workspace.indexer.index()
+    assert (summary.changed, summary.unchanged) == (1, 5)
+    names = symbols_of(workspace, "src/users/store.py")
+    assert "UserStore.insert_user" in names and "UserStore.add_user" not in names
+    assert summary.removed_chunk_ids  # the old chunks are reported for vector cleanup
+
+
+def test_deleted_file_rows_go(workspace: Workspace) -> None:
+    (workspace.root / "server/handler.go").unlink()
+    summary = workspace.indexer.index()
+    assert summary.deleted == 1
+    assert symbols_of(workspace, "server/handler.go") == []
+    assert workspace.store.stats().files == 5
+
+
+def test_rename_moves_rows_without_extraction(workspace: Workspace) -> None:
+    before = {r.symbol.qualified_name for r in workspace.store.all_symbols()
+              if r.path == "web/api.ts"}
+    os.rename(workspace.root / "web/api.ts", workspace.root / "web/client.ts")
+    summary = workspace.indexer.index()
+    assert (summary.renamed, summary.new, summary.deleted) == (1, 0, 0)
+    assert summary.written_paths == []
+    assert set(symbols_of(workspace, "web/client.ts")) == before
+    hit = workspace.searcher.search(SearchRequest("getUserById")).hits[0]
+    assert hit.path == "web/client.ts"
+    assert set(summary.renamed_chunk_ids) and all(
+        a != b for a, b in summary.renamed_chunk_ids.items())
+
+
+def test_update_paths_for_saved_and_vanished_files(workspace: Workspace) -> None:
+    path = workspace.root / "web/api.ts"
+    same = workspace.indexer.update_paths([path])
+    assert same.unchanged == 1 and same.written_paths == []
+    path.write_text(path.read_text() + "\nexport function retryLimit(): number { return 3; }\n")
+    changed = workspace.indexer.update_paths([path])
+    assert changed.written_paths == ["web/api.ts"]
+    assert "retryLimit" in symbols_of(workspace, "web/api.ts")
+    path.unlink()
+    gone = workspace.indexer.update_paths([path])
+    assert gone.deleted == 1 and symbols_of(workspace, "web/api.ts") == []
+
+
+def test_binary_and_broken_links_are_counted(sample_repo: Path, index_root: Path) -> None:
+    (sample_repo / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0")
+    os.symlink(sample_repo / "missing.py", sample_repo / "dangling.py")
+    ws = Workspace(sample_repo)
+    summary = ws.indexer.index()
+    assert summary.skipped_by_reason == {"binary": 1, "unreadable": 1}
+    assert sorted(summary.skipped_paths) == [("dangling.py", "unreadable"),
+                                             ("image.png", "binary")]
+    assert summary.as_json()["skipped"] == 2
+    ws.close()
+
+
+def test_other_schema_version_is_rebuilt(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.set_meta("schema_version", str(SCHEMA_VERSION - 1))
+    store.close()
+    reopened = Store(tmp_path)
+    assert reopened.rebuilt_reason and "rebuilding" in reopened.rebuilt_reason
+    assert reopened.meta_value("schema_version") == str(SCHEMA_VERSION)
+
+
+def test_corrupt_index_is_rebuilt(tmp_path: Path) -> None:
+    (tmp_path / "index.sqlite3").write_bytes(b"this is not a database" * 100)
+    store = Store(tmp_path)
+    assert store.rebuilt_reason and "unreadable" in store.rebuilt_reason
+    assert store.stats().files == 0
+
+
+def test_index_lives_outside_the_workspace(workspace: Workspace, index_root: Path) -> None:
+    assert workspace.index_dir.parent == index_root
+    assert not any(p.name.endswith(".sqlite3") for p in workspace.root.rglob("*"))
+    conn = apsw.Connection(str(workspace.index_dir / "index.sqlite3"))
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

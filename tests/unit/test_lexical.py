@@ -1,0 +1,179 @@
+"""Lexical retrieval over a real index of the sample tree: tokenization, ordering, filters,
+exact text, metadata and citations."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kebab_lsp.convert import result_wire
+from kebab_lsp.workspace import Workspace
+from search.types import InvalidQuery, SearchFilters, SearchRequest, SearchResult
+
+
+def run(ws: Workspace, query: str, **kw: object) -> SearchResult:
+    return ws.searcher.search(SearchRequest(query=query, mode="lexical", **kw))  # type: ignore[arg-type]
+
+
+def titles(result: SearchResult) -> list[str]:
+    return [h.title for h in result.hits]
+
+
+def test_identifier_parts_match_across_styles(workspace: Workspace) -> None:
+    result = run(workspace, "user by id", k=50)
+    found = {h.symbol for h in result.hits if h.symbol}
+    assert {"get_user_by_id", "getUserById", "GetUserByID"} <= found
+
+
+def test_exact_identifier_ranks_first(workspace: Workspace) -> None:
+    assert titles(run(workspace, "getUserById"))[0] == "getUserById"
+    assert titles(run(workspace, "get_user_by_id"))[0] == "UserStore.get_user_by_id"
+    # FTS folds case, so the Go and TS spellings tie lexically; both lead the list.
+    top_two = {(h.path, h.symbol) for h in run(workspace, "GetUserByID").hits[:2]}
+    assert top_two == {("server/handler.go", "GetUserByID"), ("web/api.ts", "getUserById")}
+
+
+def test_names_weigh_more_than_paths_and_bodies(workspace: Workspace) -> None:
+    # "handler" is a path word for server/handler.go and a symbol name (Handler); "store" is
+    # the name UserStore's file and appears in bodies: the definition named by the query wins.
+    assert titles(run(workspace, "Handler"))[0] == "server.Handler"
+
+
+def test_citation_is_the_definition_name(workspace: Workspace) -> None:
+    hit = run(workspace, "get_user_by_id").hits[0]
+    assert hit.path == "src/users/store.py"
+    assert (hit.span.start_line, hit.span.start_col, hit.span.end_line, hit.span.end_col) == (
+        11, 8, 11, 22)
+    wire = result_wire(SearchResult([hit], run(workspace, "x").meta), explain=False)
+    loc = wire["hits"][0]["location"]
+    assert loc["uri"] == (workspace.root / "src/users/store.py").as_uri()
+    assert loc["range"] == {"start": {"line": 11, "character": 8},
+                            "end": {"line": 11, "character": 22}}
+
+
+def test_scores_are_normalized_and_ordered(workspace: Workspace) -> None:
+    result = run(workspace, "user", k=50)
+    scores = [h.score for h in result.hits]
+    assert scores == sorted(scores, reverse=True)
+    assert all(0.0 < s < 1.0 for s in scores)
+
+
+def test_same_query_same_bytes(workspace: Workspace) -> None:
+    def dump() -> str:
+        return json.dumps(result_wire(run(workspace, "user store id", k=50), explain=True,
+                                      include_timing=False), sort_keys=True)
+
+    assert dump() == dump()
+
+
+def test_and_first_then_or_fill_with_warning(workspace: Workspace) -> None:
+    strict = run(workspace, "installer retry", k=1)
+    assert strict.meta.query_plan == "and"
+    assert titles(strict) == ["Guide > Install"]
+    filled = run(workspace, "installer handler", k=5)
+    assert filled.meta.query_plan == "and+or_fill"
+    assert any("any term" in w for w in filled.meta.warnings)
+    assert {"Guide > Install", "server.Handler"} <= set(titles(filled))
+
+
+def test_special_characters_are_escaped(workspace: Workspace) -> None:
+    for query in ['user" OR (', "NEAR user", "user:id", "^user", "- user", "user*"]:
+        run(workspace, query)  # must not raise
+
+
+def test_raw_fts5_passthrough_and_errors(workspace: Workspace) -> None:
+    result = run(workspace, "'names:UserStore'")
+    assert result.meta.query_plan == "raw"
+    assert titles(result) and all(t.startswith("UserStore") for t in titles(result))
+    with pytest.raises(InvalidQuery, match="invalid FTS5 expression"):
+        run(workspace, "'user AND'")
+
+
+def test_empty_query_returns_nothing(workspace: Workspace) -> None:
+    result = run(workspace, "   ")
+    assert result.hits == [] and result.meta.total_matches == 0
+
+
+def test_filters_apply_before_the_limit(workspace: Workspace) -> None:
+    by_lang = run(workspace, "user", k=1, filters=SearchFilters(langs=("go",)))
+    assert [h.path for h in by_lang.hits] == ["server/handler.go"]
+    by_kind = run(workspace, "user", k=50, filters=SearchFilters(kinds=("interface",)))
+    assert titles(by_kind) == ["User"]
+    star = run(workspace, "user", k=50, filters=SearchFilters(path_glob="src/*.py"))
+    assert star.hits == []  # `*` does not cross `/`
+    deep = run(workspace, "user", k=50, filters=SearchFilters(path_glob="src/**/*.py"))
+    assert {h.path for h in deep.hits} == {"src/users/store.py"}
+    name_only = run(workspace, "user", k=50, filters=SearchFilters(path_glob="*.ts"))
+    assert {h.path for h in name_only.hits} == {"web/api.ts"}
+
+
+def test_exact_text_matches_grep(workspace: Workspace) -> None:
+    needles = ["users[id]", "too many users", "get_user_by_id(1)", "MAX_USERS", "@", "id"]
+    for needle in needles:
+        grep = subprocess.run(
+            ["grep", "-rlF", "--", needle, "."], cwd=workspace.root, capture_output=True,
+            text=True, check=False,
+        )
+        expected = sorted(p.removeprefix("./") for p in grep.stdout.split())
+        result = run(workspace, f'"{needle}"', k=100)
+        assert sorted(h.path for h in result.hits) == expected, needle
+        assert result.meta.total_matches == len(expected)
+
+
+def test_code_fragment_is_exact_text(workspace: Workspace) -> None:
+    result = run(workspace, "store.get_user_by_id(1)")
+    assert result.meta.query_plan == "exact"
+    hit = result.hits[0]
+    assert hit.path == "tests/test_store.py"
+    assert (hit.span.start_line, hit.span.start_col) == (6, 11)
+    assert hit.snippet.text[slice(*hit.snippet.highlights[0])] == "store.get_user_by_id(1)"
+
+
+def test_meta_is_complete_and_honest(workspace: Workspace) -> None:
+    result = run(workspace, "user", k=2)
+    meta = result.meta
+    assert meta.total_matches > 2
+    assert meta.recall == {"complete": True, "ranking_scope": "all_matches", "truncated": True}
+    assert meta.score == {"kind": "bm25_normalized", "direction": "higher_is_better"}
+    assert meta.index["files"] == 6 and meta.index["building"] is False
+    assert meta.count_accuracy == "exact"
+
+
+def test_snippets_are_capped_and_highlighted(workspace: Workspace) -> None:
+    result = run(workspace, "installer", snippet_chars=30)
+    snippet = result.hits[0].snippet
+    assert len(snippet.text) <= 30
+    assert [snippet.text[a:b] for a, b in snippet.highlights] == ["installer"]
+
+
+def test_invalid_params(workspace: Workspace) -> None:
+    with pytest.raises(InvalidQuery, match="unknown mode"):
+        workspace.searcher.search(SearchRequest(query="x", mode="fuzzy"))
+    with pytest.raises(InvalidQuery, match="unbalanced"):
+        run(workspace, "x", filters=SearchFilters(path_glob="src/[a.py"))
+    with pytest.raises(InvalidQuery, match="k must be"):
+        run(workspace, "x", k=0)
+
+
+def test_long_lines_and_odd_files_stay_searchable(sample_repo: Path, index_root: Path) -> None:
+    (sample_repo / "long.js").write_text("var x = '" + "a" * 100_000 + "'; var needle_here = 1;\n")
+    (sample_repo / "crlf.py").write_bytes(b"def first():\r\n    pass\r\n\r\ndef second_fn():\r\n"
+                                          b"    return 2\r\n")
+    (sample_repo / "bad_utf8.py").write_bytes(b"# caf\xe9\n\ndef after_bad_byte():\n    pass\n")
+    (sample_repo / "broken.py").write_text("def ok_before():\n    pass\n\ndef broken(:\n")
+    (sample_repo / "dir with space").mkdir()
+    (sample_repo / "dir with space" / "naïve.py").write_text("def naive_fn():\n    pass\n")
+    ws = Workspace(sample_repo)
+    summary = ws.indexer.index()
+    assert summary.new == 11 and summary.skipped == 0
+    assert run(ws, "needle_here").hits[0].path == "long.js"
+    second = run(ws, "second_fn").hits[0]
+    assert (second.path, second.span.start_line, second.span.start_col) == ("crlf.py", 3, 4)
+    bad = run(ws, "after_bad_byte").hits[0]
+    assert (bad.path, bad.span.start_line) == ("bad_utf8.py", 2)
+    assert run(ws, "ok_before").hits[0].path == "broken.py"
+    assert run(ws, "naive_fn").hits[0].path == "dir with space/naïve.py"
+    ws.close()
