@@ -538,3 +538,48 @@ class Store:
             "JOIN files f ON f.id = s.file_id ORDER BY f.path, s.ord"
         ).fetchall()
         return [SymbolRow(r[0], r[1], bool(r[2]), _symbol_from(r[3:])) for r in rows]
+
+    # -- embeddings: sources and the vector cache ------------------------------------------
+
+    def embedding_sources(self) -> list[EmbeddingSource]:
+        """Every chunk with what its embedding text is built from, in path/line order."""
+        rows = self.conn.execute(
+            "SELECT c.chunk_id, f.path, f.lang, COALESCE(s.kind, c.kind), c.context, "
+            "COALESCE(s.signature, ''), COALESCE(s.doc, ''), c.text FROM chunks c "
+            "JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id "
+            "ORDER BY f.path, c.start_line, c.chunk_id"
+        ).fetchall()
+        return [EmbeddingSource(*r) for r in rows]
+
+    def chunk_count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, bytes]:
+        out: dict[str, bytes] = {}
+        for start in range(0, len(hashes), 500):
+            part = list(hashes[start : start + 500])
+            out.update(
+                (r[0], r[1]) for r in self.conn.execute(
+                    "SELECT text_hash, vector FROM embed_cache WHERE model=? AND text_hash IN "
+                    f"({','.join('?' * len(part))})", (model, *part))
+            )
+        return out
+
+    def cache_vectors(self, model: str, items: Sequence[tuple[str, bytes]]) -> None:
+        with self._write_lock, self.conn:
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO embed_cache(model, text_hash, vector) VALUES (?,?,?)",
+                [(model, h, v) for h, v in items],
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingSource:
+    chunk_id: str
+    path: str
+    lang: str
+    kind: str
+    context: str
+    signature: str
+    doc: str
+    text: str

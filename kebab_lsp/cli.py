@@ -50,7 +50,8 @@ class Progress:
 
 
 def _options(args: argparse.Namespace) -> WorkspaceOptions:
-    return WorkspaceOptions(index_dir=args.index_dir, max_file_bytes=args.max_file_bytes)
+    return WorkspaceOptions(index_dir=args.index_dir, max_file_bytes=args.max_file_bytes,
+                            model_dir=args.model_dir, embed_threads=args.embed_threads)
 
 
 def _open(args: argparse.Namespace) -> Workspace:
@@ -70,10 +71,24 @@ def cmd_index(args: argparse.Namespace) -> int:
         summary = ws.indexer.index(progress=progress, rebuild=args.rebuild)
     finally:
         progress.close()
+    out = summary.as_json()
+    if not args.no_embed:
+        embed_progress = Progress("embedding")
+        try:
+            synced = ws.sync_vectors(progress=embed_progress)
+        finally:
+            embed_progress.close()
+        out["embedding"] = (
+            {"embedded": synced.embedded, "from_cache": synced.from_cache,
+             "deleted": synced.deleted, "seconds": round(synced.seconds, 3)}
+            if synced else {"error": ws.vector_error}
+        )
     if args.json:
-        print(json.dumps(summary.as_json(), sort_keys=True))
+        print(json.dumps(out, sort_keys=True))
     else:
         _print_summary(ws, summary, args.list_skipped)
+        if "embedding" in out:
+            print(f"  embedding: {out['embedding']}")
     return 0
 
 
@@ -192,11 +207,16 @@ def build_parser() -> argparse.ArgumentParser:
                             "cache dir)")
         p.add_argument("--max-file-bytes", type=int, default=1024 * 1024)
         p.add_argument("--json", action="store_true", help="print JSON")
+        p.add_argument("--model-dir", default=os.environ.get("KEBAB_MODEL_DIR"),
+                       help="a fastembed-compatible model directory (default: bundled MiniLM)")
+        p.add_argument("--embed-threads", type=int, default=None,
+                       help="threads for embedding (default: all cores but one)")
 
     p = sub.add_parser("index", help="build or update the index of a folder")
     p.add_argument("path", nargs="?", default=".")
     p.add_argument("--rebuild", action="store_true", help="re-extract every file")
     p.add_argument("--list-skipped", action="store_true", help="list every skipped path")
+    p.add_argument("--no-embed", action="store_true", help="skip embeddings (lexical only)")
     common(p)
     p.set_defaults(func=cmd_index)
 

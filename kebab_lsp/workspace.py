@@ -6,13 +6,16 @@ same folder and configure it the same way.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from indexing.discover import DEFAULT_MAX_BYTES, DiscoveryOptions
+from indexing.embed import Embedder, ModelSpec, default_model_spec
 from indexing.indexer import Indexer
 from indexing.location import index_dir_for
 from indexing.store import Store
+from indexing.vector_index import SyncSummary, VectorIndex
 from search.engine import Searcher
 
 
@@ -22,6 +25,26 @@ class WorkspaceOptions:
     max_file_bytes: int = DEFAULT_MAX_BYTES
     exclude: tuple[str, ...] = ()
     workers: int | None = None
+    embed: bool = True
+    model_dir: str | None = None
+    embed_threads: int | None = None
+
+
+_embedders: dict[tuple[str | None, int | None], Embedder] = {}
+_embedders_lock = threading.Lock()
+
+
+def shared_embedder(model_dir: str | None, threads: int | None) -> Embedder:
+    """One embedder per model and thread cap per process: the model costs a second and
+    ~100 MB to load, and every workspace folder can share it."""
+    key = (model_dir, threads)
+    with _embedders_lock:
+        if key not in _embedders:
+            spec = default_model_spec()
+            if model_dir:
+                spec = ModelSpec(name=Path(model_dir).name or "custom", model_dir=Path(model_dir))
+            _embedders[key] = Embedder(spec, threads=threads)
+        return _embedders[key]
 
 
 class Workspace:
@@ -37,7 +60,38 @@ class Workspace:
             DiscoveryOptions(self.options.max_file_bytes, self.options.exclude),
             workers=self.options.workers,
         )
-        self.searcher = Searcher(self.root, self.store, building=lambda: self.building)
+        self._vectors: VectorIndex | None = None
+        self.vector_error: str | None = None if self.options.embed else "embeddings are off"
+        self.searcher = Searcher(self.root, self.store, building=lambda: self.building,
+                                 vectors=self.vector_index)
+        self.searcher.vector_error = self.vector_error
+
+    def vector_index(self) -> VectorIndex | None:
+        """The vector side, or None (with `vector_error` saying why) when it cannot run."""
+        if self._vectors is None and self.vector_error is None:
+            embedder = shared_embedder(self.options.model_dir, self.options.embed_threads)
+            self._vectors = VectorIndex(self.store, self.index_dir, embedder)
+        return self._vectors
+
+    def sync_vectors(self, **kwargs: object) -> SyncSummary | None:
+        """Embed what the lexical index has and the vector index lacks; records the lexical
+        version it caught up with, so searches can tell when vectors are stale."""
+        vindex = self.vector_index()
+        if vindex is None:
+            return None
+        ok, reason = vindex.embedder.available()
+        if not ok:
+            self.disable_vectors(f"embedding model unavailable: {reason}")
+            return None
+        version = self.store.stats().lexical_version
+        summary = vindex.sync(**kwargs)  # type: ignore[arg-type]
+        if not summary.cancelled:
+            self.store.set_meta("vector_synced_lexical_version", str(version))
+        return summary
+
+    def disable_vectors(self, reason: str) -> None:
+        self.vector_error = self.searcher.vector_error = reason
+        self._vectors = None
 
     def close(self) -> None:
         self.store.close()

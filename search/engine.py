@@ -1,7 +1,8 @@
-"""One entry point for a search request: validate, route, retrieve, explain.
+"""One entry point for a search request: validate, route, retrieve, fuse, explain.
 
 Both the CLI and the language server call `Searcher.search`, so a query gives the same answer
-wherever it is asked.
+wherever it is asked. Vector search is optional at every step: if the model or the vector store
+cannot serve, the answer is lexical with a warning, never an error.
 """
 
 from __future__ import annotations
@@ -11,21 +12,27 @@ from collections.abc import Callable
 from pathlib import Path
 
 from indexing.store import Filters, Store
-from search import lexical
+from indexing.vector_index import VectorIndex, VectorsUnavailable
+from search import lexical, priors, vector
 from search.hits import build_hit
-from search.query import glob_to_regex, highlight_words, parse
+from search.hybrid import DEFAULT_K_RRF, oversample, rrf
+from search.lexical import Ranked
+from search.query import Intent, ParsedQuery, glob_to_regex, highlight_words, parse, route
 from search.types import (
     MAX_K,
     MODES,
     Hit,
     InvalidQuery,
     Meta,
+    Prior,
     Retrieval,
     SearchRequest,
     SearchResult,
 )
 
 ShouldStop = Callable[[], bool]
+DEFINITION_MATCH = 2.0
+DEFINITION_CASE_MATCH = 2.2
 
 
 class Cancelled(Exception):
@@ -49,13 +56,32 @@ def validate(req: SearchRequest) -> None:
         raise InvalidQuery("snippet_chars must be at least 20")
 
 
+def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent]:
+    """(channel plan, intent): which arms run, and why."""
+    if req.mode != "auto":
+        return req.mode, Intent(req.mode, "mode set by request")
+    intent = route(parsed)
+    plan = "hybrid" if intent.name == "semantic" else "lexical"
+    return plan, intent
+
+
 class Searcher:
     """Answers requests over one workspace root's index."""
 
-    def __init__(self, root: Path, store: Store, building: Callable[[], bool] | None = None):
+    def __init__(
+        self,
+        root: Path,
+        store: Store,
+        building: Callable[[], bool] | None = None,
+        vectors: Callable[[], VectorIndex | None] | None = None,
+        k_rrf: int = DEFAULT_K_RRF,
+    ) -> None:
         self.root = root.resolve()
         self.store = store
         self._building = building or (lambda: False)
+        self._vectors = vectors or (lambda: None)
+        self.k_rrf = k_rrf
+        self.vector_error: str | None = None
 
     def search(self, req: SearchRequest, should_stop: ShouldStop | None = None) -> SearchResult:
         started = time.perf_counter()
@@ -63,58 +89,196 @@ class Searcher:
         filters = store_filters(req)
         parsed = parse(req.query)
         stop = should_stop or (lambda: False)
-        meta = Meta(mode=req.mode)
-        if req.mode in ("vector", "hybrid"):
-            meta.warnings.append(
-                f"mode {req.mode!r} is not available yet; answered with lexical search"
-            )
-        if stop():
-            raise Cancelled()
-        result = lexical.retrieve(self.store, parsed, filters, req.k)
-        if stop():
-            raise Cancelled()
+        plan, intent = _plan(req, parsed)
+        meta = Meta(mode=req.mode, intent={"name": intent.name, "rule": intent.rule})
+        if parsed.shape in ("exact", "raw", "empty") and plan != "lexical":
+            meta.warnings.append(f"{parsed.shape} queries are answered lexically")
+            plan = "lexical"
+        window = oversample(req.k) if plan == "hybrid" or intent.name == "definition" else req.k
+        timing: dict[str, float] = {}
+
+        lex: lexical.LexicalResult | None = None
+        if plan in ("lexical", "hybrid"):
+            t0 = time.perf_counter()
+            lex = lexical.retrieve(self.store, parsed, filters, window)
+            timing["lexical_ms"] = _ms(t0)
+        _check(stop)
+        vec: vector.VectorResult | None = None
+        if plan in ("vector", "hybrid"):
+            t0 = time.perf_counter()
+            vec = self._vector_arm(req.query, filters, window, meta)
+            timing["vector_ms"] = _ms(t0)
+            if vec is None:
+                if lex is None:
+                    lex = lexical.retrieve(self.store, parsed, filters, req.k)
+                plan = "lexical"
+        _check(stop)
+
         words = highlight_words(parsed.terms) if parsed.shape == "terms" else ()
         if parsed.shape == "exact":
             words = (parsed.exact_text.lower(),)
-        hits: list[Hit] = []
-        for item in result.ranked:
-            retrieval = Retrieval(
-                method="lexical",
-                lexical_score=round(item.score, 6),
-                lexical_rank=item.rank,
-                exact=item.focus is not None,
-            )
-            hits.append(
-                build_hit(item.row, str(self.root), words, round(item.score, 6), retrieval,
-                          req.snippet_chars, item.focus)
-            )
-        meta.intent = {"name": "exact_text" if parsed.shape == "exact" else "lexical",
-                       "rule": f"query shape: {parsed.shape}"}
-        meta.total_matches = result.total
-        meta.query_plan = result.plan
-        meta.warnings.extend(result.warnings)
-        meta.recall = {
-            "complete": True,
-            "ranking_scope": "all_matches",
-            "truncated": result.total > len(hits),
-        }
-        if parsed.shape == "exact":
-            meta.score = {"kind": "exact_occurrences", "direction": "higher_is_better"}
-        self._index_meta(meta)
-        meta.timing = {"total_ms": round((time.perf_counter() - started) * 1000, 3)}
+        hits = self._hits(plan, lex, vec, words, req)
+        if req.mode == "auto":
+            if intent.name == "definition":
+                _definition_first(hits, intent.symbol)
+            hits = priors.apply(hits)
+        hits = hits[: req.k]
+        self._meta(meta, plan, lex, vec, hits, window)
+        if req.mode == "auto":  # priors multiply scores, so they are no longer bounded by 1
+            meta.score["kind"] += "+priors"
+        self._index_meta(meta, plan)
+        timing["total_ms"] = _ms(started)
+        meta.timing = timing
         return SearchResult(hits=hits, meta=meta)
 
-    def _index_meta(self, meta: Meta) -> None:
+    def _vector_arm(
+        self, query: str, filters: Filters, limit: int, meta: Meta
+    ) -> vector.VectorResult | None:
+        vindex = self._vectors()
+        if vindex is None:
+            reason = self.vector_error or "vector search is not enabled"
+            meta.warnings.append(f"{reason}; answered with lexical search")
+            return None
+        try:
+            return vector.retrieve(self.store, vindex, query, filters, limit)
+        except VectorsUnavailable as exc:
+            meta.warnings.append(f"{exc}; answered with lexical search")
+            return None
+
+    def _hits(
+        self,
+        plan: str,
+        lex: lexical.LexicalResult | None,
+        vec: vector.VectorResult | None,
+        words: tuple[str, ...],
+        req: SearchRequest,
+    ) -> list[Hit]:
+        root = str(self.root)
+        if plan == "hybrid" and lex is not None and vec is not None:
+            by_id: dict[str, Ranked] = {r.row.chunk_id: r for r in vec.ranked}
+            by_id.update((r.row.chunk_id, r) for r in lex.ranked)
+            lex_by = {r.row.chunk_id: r for r in lex.ranked}
+            vec_by = {r.row.chunk_id: r for r in vec.ranked}
+            fused = rrf({c: r.rank for c, r in lex_by.items()},
+                        {c: r.rank for c, r in vec_by.items()}, self.k_rrf)
+            hits = []
+            for f in fused:
+                item = by_id[f.chunk_id]
+                lr, vr = lex_by.get(f.chunk_id), vec_by.get(f.chunk_id)
+                retrieval = Retrieval(
+                    method="hybrid",
+                    lexical_score=round(lr.score, 6) if lr else None,
+                    lexical_rank=f.lexical_rank,
+                    vector_score=round(vr.score, 6) if vr else None,
+                    vector_rank=f.vector_rank,
+                    fusion_score=round(f.score, 6),
+                    exact=bool(lr and lr.focus),
+                )
+                hits.append(build_hit(item.row, root, words, round(f.score, 6), retrieval,
+                                      req.snippet_chars, item.focus))
+            return hits
+        if plan == "vector" and vec is not None:
+            return [
+                build_hit(r.row, root, words, round(r.score, 6),
+                          Retrieval("vector", vector_score=round(r.score, 6), vector_rank=r.rank),
+                          req.snippet_chars)
+                for r in vec.ranked
+            ]
+        assert lex is not None
+        return [
+            build_hit(r.row, root, words, round(r.score, 6),
+                      Retrieval("lexical", lexical_score=round(r.score, 6), lexical_rank=r.rank,
+                                exact=r.focus is not None),
+                      req.snippet_chars, r.focus)
+            for r in lex.ranked
+        ]
+
+    def _meta(
+        self,
+        meta: Meta,
+        plan: str,
+        lex: lexical.LexicalResult | None,
+        vec: vector.VectorResult | None,
+        hits: list[Hit],
+        window: int,
+    ) -> None:
+        if lex is not None:
+            meta.query_plan = lex.plan
+            meta.warnings.extend(lex.warnings)
+        if plan == "lexical" and lex is not None:
+            meta.total_matches = lex.total
+            windowed = lex.total > window and len(hits) < lex.total and window > len(hits)
+            meta.recall = {
+                "complete": not windowed,
+                "ranking_scope": "candidate_window" if windowed else "all_matches",
+                "truncated": lex.total > len(hits),
+            }
+            if lex.plan == "exact":
+                meta.score = {"kind": "exact_occurrences", "direction": "higher_is_better"}
+            return
+        # Every chunk is a vector "match", so vector and hybrid rankings are over a window.
+        meta.total_matches = max(len(hits), lex.total if lex else 0)
+        meta.count_accuracy = "lower_bound"
+        meta.recall = {"complete": False, "ranking_scope": "candidate_window",
+                       "truncated": True}
+        meta.query_plan = f"{meta.query_plan}+vector" if meta.query_plan else "vector"
+        meta.score = {"kind": "rrf_normalized" if plan == "hybrid" else "cosine_similarity",
+                      "direction": "higher_is_better"}
+        if vec is not None and vec.stale:
+            meta.warnings.append(f"{vec.stale} vector hit(s) pointed at chunks that no longer "
+                                 "exist; the vector index is catching up")
+
+    def _index_meta(self, meta: Meta, plan: str) -> None:
         stats = self.store.stats()
         building = self._building()
         meta.index = {
             "schema_version": stats.schema_version,
             "lexical_version": stats.lexical_version,
+            "vector_version": None,
             "files": stats.files,
             "building": building,
         }
+        vindex = self._vectors()
+        if vindex is not None:
+            meta.index["vector_version"] = vindex.version()
+            synced = self.store.meta_value("vector_synced_lexical_version")
+            have, total = vindex.coverage()
+            meta.index["embedded"] = {"chunks": have, "total": total}
+            if plan in ("vector", "hybrid"):
+                if have < total:
+                    pct = 100.0 * have / total if total else 100.0
+                    meta.warnings.append(
+                        f"embeddings cover {pct:.1f}% of chunks ({have}/{total}); vector "
+                        "recall is incomplete")
+                elif synced != str(stats.lexical_version):
+                    meta.warnings.append("the vector index is stale: it lags the lexical index")
         if building:
             meta.recall["complete"] = False
             meta.recall["ranking_scope"] = "unknown"
             meta.warnings.append("the index is still building: results may be incomplete")
 
+
+def _definition_first(hits: list[Hit], symbol: str) -> None:
+    """Identifier queries want the definition: boost hits that define the named symbol."""
+    name = symbol.replace("::", ".").replace("#", ".").rsplit(".", 1)[-1]
+    for hit in hits:
+        if hit.symbol is None:
+            continue
+        if hit.symbol == name:
+            _boost(hit, Prior("defines_query_case_exact", DEFINITION_CASE_MATCH))
+        elif hit.symbol.lower() == name.lower():
+            _boost(hit, Prior("defines_query", DEFINITION_MATCH))
+
+
+def _boost(hit: Hit, prior: Prior) -> None:
+    hit.score = round(hit.score * prior.factor, 6)
+    hit.retrieval.priors.append(prior)
+
+
+def _check(stop: ShouldStop) -> None:
+    if stop():
+        raise Cancelled()
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 3)

@@ -118,4 +118,6 @@ def build_hit(
         snippet=snippet,
         score=score,
         retrieval=retrieval,
+        is_test=row.is_test,
+        is_generated=row.is_generated,
     )

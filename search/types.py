@@ -85,6 +85,8 @@ class Hit:
     snippet: Snippet
     score: float
     retrieval: Retrieval
+    is_test: bool = False  # facts for priors; not sent on the wire
+    is_generated: bool = False
 
 
 @dataclass(slots=True)

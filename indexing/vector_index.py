@@ -1,0 +1,175 @@
+"""Keeping the vector store in step with the SQLite chunks.
+
+SQLite is the source of truth. A sync diffs chunk ids between the two stores: vectors whose
+chunk is gone are deleted, chunks without a vector get one. That one diff also repairs a crash
+between the two stores, so there is no separate recovery path.
+
+Vectors are cached by the hash of the text that was embedded (model-qualified), so an
+unchanged chunk is never embedded twice: not after a restart, a rename (which changes chunk
+ids but not text), or a branch switch back and forth.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from indexing.embed import Embedder, EmbedderUnavailable
+from indexing.store import EmbeddingSource, Store, text_hash
+from indexing.vectors import VectorRow, VectorStore, VectorStoreUnavailable
+
+EMBED_BATCH = 64
+WRITE_BATCH = 512
+HEADER_CHARS = 300
+EMBED_TEXT_CHARS = 2000  # the model reads ~128 tokens; more text only costs tokenization
+
+ProgressFn = Callable[[int, int], None]
+StopFn = Callable[[], bool]
+
+
+class VectorsUnavailable(Exception):
+    """Either the model or the vector store cannot serve; the message says which and why."""
+
+
+def embedding_text(src: EmbeddingSource) -> str:
+    """A short context header (container, signature, doc) before the body, so a chunk's vector
+    knows what it belongs to even when its body is generic; the header comes first so the
+    model's truncation never cuts it.
+
+    The path is left out on purpose: the vector cache is keyed by this text, and a renamed or
+    moved file must not be embedded again.
+    """
+    header: list[str] = []
+    if src.context:
+        header.append(src.context)
+    if src.signature and src.signature not in src.text[:300]:
+        header.append(src.signature)
+    if src.doc:
+        header.append(src.doc[:HEADER_CHARS])
+    head = "\n".join(header)[: HEADER_CHARS * 2]
+    return (f"{head}\n{src.text}" if head else src.text)[:EMBED_TEXT_CHARS]
+
+
+@dataclass(slots=True)
+class SyncSummary:
+    embedded: int = 0
+    from_cache: int = 0
+    deleted: int = 0
+    total: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+
+
+class VectorIndex:
+    """The vector side of one workspace's index."""
+
+    def __init__(self, store: Store, index_dir: Path, embedder: Embedder) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.vectors = VectorStore(index_dir / "vectors", embedder.dim)
+        self._sync_lock = threading.Lock()
+
+    def coverage(self) -> tuple[int, int]:
+        """(chunks with a vector, chunks): how complete vector recall can be right now."""
+        try:
+            have = self.vectors.count()
+        except VectorStoreUnavailable:
+            have = 0
+        return min(have, self.store.chunk_count()), self.store.chunk_count()
+
+    def version(self) -> int | None:
+        try:
+            return self.vectors.version()
+        except VectorStoreUnavailable:
+            return None
+
+    def sync(
+        self,
+        progress: ProgressFn | None = None,
+        should_stop: StopFn | None = None,
+        first_paths: Iterable[str] = (),
+    ) -> SyncSummary:
+        """Embed what is missing and drop what is orphaned. Files in `first_paths` (open or
+        just saved) are embedded first. Stops between batches when `should_stop` says so."""
+        with self._sync_lock:
+            try:
+                return self._sync(progress, should_stop or (lambda: False), set(first_paths))
+            except VectorStoreUnavailable:
+                self.vectors.reset()
+                return self._sync(progress, should_stop or (lambda: False), set(first_paths))
+
+    def _sync(self, progress: ProgressFn | None, stop: StopFn, first: set[str]) -> SyncSummary:
+        started = time.perf_counter()
+        summary = SyncSummary()
+        sources = self.store.embedding_sources()
+        wanted = {s.chunk_id for s in sources}
+        have = self.vectors.chunk_ids()
+        orphans = have - wanted
+        if orphans:
+            self.vectors.delete_chunk_ids(sorted(orphans))
+            summary.deleted = len(orphans)
+        missing = [s for s in sources if s.chunk_id not in have]
+        missing.sort(key=lambda s: (s.path not in first, s.path))
+        summary.total = len(missing)
+        model = self.embedder.model_id
+        done = 0
+        if progress:
+            progress(0, len(missing))
+        for start in range(0, len(missing), WRITE_BATCH):
+            if stop():
+                summary.cancelled = True
+                break
+            batch = missing[start : start + WRITE_BATCH]
+            rows = self._vectors_for(batch, model, summary, stop)
+            if rows is None:
+                summary.cancelled = True
+                break
+            self.vectors.upsert(rows)
+            done += len(batch)
+            if progress:
+                progress(done, len(missing))
+        summary.seconds = time.perf_counter() - started
+        return summary
+
+    def _vectors_for(
+        self, batch: list[EmbeddingSource], model: str, summary: SyncSummary, stop: StopFn
+    ) -> list[VectorRow] | None:
+        texts = [embedding_text(s) for s in batch]
+        hashes = [text_hash(t) for t in texts]
+        cached = self.store.cached_vectors(model, sorted(set(hashes)))
+        todo = sorted({h: t for h, t in zip(hashes, texts, strict=True) if h not in cached}.items())
+        fresh: list[tuple[str, bytes]] = []
+        for start in range(0, len(todo), EMBED_BATCH):
+            if stop():
+                return None
+            part = todo[start : start + EMBED_BATCH]
+            vecs = self.embedder.embed([t for _, t in part])
+            fresh.extend((h, vecs[i].astype(np.float32).tobytes()) for i, (h, _) in enumerate(part))
+        if fresh:
+            self.store.cache_vectors(model, fresh)
+            cached.update(fresh)
+        summary.embedded += len(fresh)
+        summary.from_cache += len(batch) - len(fresh)
+        return [
+            VectorRow(s.chunk_id, s.path, s.lang, s.kind, h,
+                      np.frombuffer(cached[h], dtype=np.float32))
+            for s, h in zip(batch, hashes, strict=True)
+        ]
+
+    def search(
+        self, query: str, k: int, where: str | None
+    ) -> list[tuple[str, float]]:
+        """(chunk id, cosine similarity) best first; raises `VectorsUnavailable`."""
+        try:
+            qvec = self.embedder.embed_query(query)
+        except EmbedderUnavailable as exc:
+            raise VectorsUnavailable(f"embedding model unavailable: {exc}") from exc
+        try:
+            return self.vectors.search(qvec, k, where)
+        except VectorStoreUnavailable as exc:
+            raise VectorsUnavailable(f"vector store unavailable: {exc}") from exc

@@ -1,0 +1,42 @@
+"""The vector retriever: nearest chunks by cosine similarity, hydrated from SQLite.
+
+Filters go to LanceDB as a prefilter, so they apply before top-k. Hits are hydrated from the
+SQLite store, so they carry the same citations as lexical hits; a vector whose chunk is gone
+(the stores briefly disagree while a sync runs) is dropped and counted as stale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from indexing.store import Filters, Store
+from indexing.vector_index import VectorIndex
+from indexing.vectors import InvalidFilter, sql_where
+from search.lexical import Ranked
+from search.types import InvalidQuery
+
+
+@dataclass(slots=True)
+class VectorResult:
+    ranked: list[Ranked]
+    stale: int
+
+
+def retrieve(
+    store: Store, vindex: VectorIndex, query: str, filters: Filters, limit: int
+) -> VectorResult:
+    where = sql_where(list(filters.langs), list(filters.kinds), filters.path_regex)
+    try:
+        found = vindex.search(query, limit, where)
+    except InvalidFilter as exc:
+        raise InvalidQuery(f"path_glob cannot be used for vector search: {exc}") from exc
+    rows = store.chunks_by_ids([cid for cid, _ in found])
+    ranked: list[Ranked] = []
+    stale = 0
+    for cid, sim in found:
+        row = rows.get(cid)
+        if row is None:
+            stale += 1
+            continue
+        ranked.append(Ranked(row, max(0.0, sim), len(ranked) + 1))
+    return VectorResult(ranked, stale)

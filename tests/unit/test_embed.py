@@ -1,0 +1,133 @@
+"""The embedder against the real bundled model (loaded once for the module)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from indexing.embed import (
+    Embedder,
+    EmbedderUnavailable,
+    ModelSpec,
+    default_model_spec,
+    default_threads,
+)
+
+CONFIG_FUNCTION = '''def load_config(path: str) -> dict:
+    """Read the settings file and return it as a dict."""
+    with open(path, encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+'''
+QUERY = "function that reads a YAML config file"
+UNRELATED = "The orchestra rehearsed the symphony until late in the evening."
+
+
+@pytest.fixture(scope="module")
+def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    emb = Embedder(work_dir=tmp_path_factory.mktemp("embed-work"))
+    ok, reason = emb.available()
+    assert ok, reason
+    return emb
+
+
+def test_vectors_are_unit_length_float32_of_dim(embedder: Embedder) -> None:
+    vectors = embedder.embed([CONFIG_FUNCTION, QUERY, UNRELATED, ""])
+    assert vectors.shape == (4, 384)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert embedder.dim == 384
+
+
+def test_empty_input_gives_empty_matrix(embedder: Embedder) -> None:
+    assert embedder.embed([]).shape == (0, 384)
+
+
+def test_query_matches_code_far_better_than_unrelated_text(embedder: Embedder) -> None:
+    code, unrelated = embedder.embed([CONFIG_FUNCTION, UNRELATED])
+    query = embedder.embed_query(QUERY)
+    assert query.shape == (384,)
+    related_score = float(query @ code)
+    unrelated_score = float(query @ unrelated)
+    assert related_score > 0.5
+    assert related_score - unrelated_score > 0.4
+
+
+def test_same_text_same_vector_regardless_of_batch(embedder: Embedder) -> None:
+    others = [f"def helper_{i}(x):\n    return x * {i}" for i in range(10)] + ["x " * 300]
+    alone = embedder.embed([CONFIG_FUNCTION])[0]
+    again = embedder.embed_query(CONFIG_FUNCTION)
+    in_batch = embedder.embed([*others[:5], CONFIG_FUNCTION, *others[5:]], batch_size=4)[5]
+    np.testing.assert_array_equal(alone, again)
+    np.testing.assert_allclose(alone, in_batch, atol=1e-5)
+
+
+def test_output_order_follows_input_order_despite_length_sorting(embedder: Embedder) -> None:
+    texts = ["short", "a much longer text " * 20, "medium length text here"]
+    batched = embedder.embed(texts)
+    singles = np.stack([embedder.embed_query(t) for t in texts])
+    np.testing.assert_allclose(batched, singles, atol=1e-5)
+
+
+def test_model_id_names_model_and_dim(embedder: Embedder) -> None:
+    assert embedder.model_id.startswith(default_model_spec().name)
+    assert "384" in embedder.model_id
+    other = Embedder(ModelSpec(name=default_model_spec().name, max_tokens=256))
+    assert other.model_id != embedder.model_id
+
+
+def test_threads_default_leaves_a_core_free(embedder: Embedder) -> None:
+    cores = os.cpu_count() or 1
+    assert default_threads() == max(1, cores - 1)
+    assert embedder.threads == default_threads()
+    # The onnxruntime session really runs with that many intra-op threads.
+    session = embedder._session
+    assert session.get_session_options().intra_op_num_threads == embedder.threads
+
+
+def test_user_model_dir_loads_like_the_bundled_one(
+    embedder: Embedder, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # The assembled bundled directory is itself a valid user model_dir.
+    work = tmp_path_factory.getbasetemp()
+    assembled = next(work.glob("embed-work*/embedding-model/*"))
+    spec = ModelSpec(name="user-minilm", model_dir=assembled)
+    user = Embedder(spec, threads=1)
+    np.testing.assert_allclose(user.embed_query(QUERY), embedder.embed_query(QUERY), atol=1e-5)
+
+
+def test_missing_model_dir_is_unavailable_with_reason(tmp_path: Path) -> None:
+    emb = Embedder(ModelSpec(name="absent", model_dir=tmp_path / "nope"))
+    ok, reason = emb.available()
+    assert not ok
+    assert reason is not None and "nope" in reason
+    with pytest.raises(EmbedderUnavailable, match="does not exist"):
+        emb.embed(["x"])
+
+
+def test_incomplete_model_dir_names_missing_files(tmp_path: Path) -> None:
+    (tmp_path / "model.onnx").write_bytes(b"not a model")
+    emb = Embedder(ModelSpec(name="partial", model_dir=tmp_path))
+    with pytest.raises(EmbedderUnavailable, match="tokenizer.json"):
+        emb.load()
+
+
+def test_corrupt_weights_are_unavailable_not_a_crash(tmp_path: Path) -> None:
+    source = Path(__file__).resolve().parents[2] / "indexing" / "embedding_model"
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        (tmp_path / name).write_bytes((source / name).read_bytes())
+    (tmp_path / "model.onnx").write_bytes(b"garbage, not protobuf")
+    emb = Embedder(ModelSpec(name="corrupt", model_dir=tmp_path))
+    ok, reason = emb.available()
+    assert not ok and reason
+
+
+def test_wrong_dim_is_reported(
+    embedder: Embedder, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    assembled = next(tmp_path_factory.getbasetemp().glob("embed-work*/embedding-model/*"))
+    emb = Embedder(ModelSpec(name="wrong-dim", model_dir=assembled, dim=768), threads=1)
+    with pytest.raises(EmbedderUnavailable, match="768"):
+        emb.load()

@@ -1,0 +1,223 @@
+"""Hybrid search: RRF arithmetic, fusion on a real corpus, the embedding cache, intent routing
+and degraded modes. Real model, real LanceDB; only the fallback tests break things on purpose."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kebab_lsp.workspace import Workspace, WorkspaceOptions
+from search.hybrid import oversample, rrf
+from search.types import SearchRequest
+
+CORPUS = {
+    "net/fetch.py": '''
+import time
+
+
+def fetch_with_backoff(session, url, attempts=5):
+    """Call the server again after a pause when the connection drops."""
+    for attempt in range(attempts):
+        try:
+            return session.get(url)
+        except ConnectionError:
+            time.sleep(2 ** attempt)
+    raise TimeoutError(url)
+''',
+    "net/policy.py": '''
+class CircuitBreaker:
+    """Counts failed requests per host and opens after a threshold; there is no retry here."""
+
+    def __init__(self, threshold: int) -> None:
+        self.threshold = threshold
+        self.failures: dict[str, int] = {}
+''',
+    "util/strings.py": '''
+def slugify(title: str) -> str:
+    """Lower-case a title and join its words with dashes for use in URLs."""
+    return "-".join(title.lower().split())
+''',
+    "util/config.py": '''
+def load_settings(path):
+    """Read the YAML settings file and return a dict."""
+    import yaml
+    with open(path) as handle:
+        return yaml.safe_load(handle)
+''',
+    "tests/test_fetch.py": '''
+from net.fetch import fetch_with_backoff
+
+
+def test_fetch_with_backoff_gives_up():
+    pass
+''',
+}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    base = tmp_path_factory.mktemp("hybrid")
+    root = base / "repo"
+    for rel, text in CORPUS.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text.lstrip())
+    ws = Workspace(root, WorkspaceOptions(index_dir=str(base / "idx"), workers=1))
+    ws.indexer.index()
+    ws.sync_vectors()
+    yield ws
+    ws.close()
+
+
+def search(ws: Workspace, query: str, mode: str, k: int = 3, explain: bool = True) -> list[str]:
+    result = ws.searcher.search(SearchRequest(query, mode=mode, k=k, explain=explain))
+    return [h.title for h in result.hits]
+
+
+def test_rrf_arithmetic_and_normalization() -> None:
+    fused = rrf({"a": 1, "b": 2}, {"b": 1, "c": 3}, k_rrf=60)
+    by_id = {f.chunk_id: f for f in fused}
+    norm = 2 / 61
+    assert by_id["b"].score == pytest.approx((1 / 62 + 1 / 61) / norm)
+    assert by_id["a"].score == pytest.approx((1 / 61) / norm)
+    assert by_id["c"].score == pytest.approx((1 / 63) / norm)
+    assert [f.chunk_id for f in fused] == ["b", "a", "c"]
+    top = rrf({"x": 1}, {"x": 1})
+    assert top[0].score == pytest.approx(1.0)
+
+
+def test_rrf_ties_break_by_lexical_rank_then_id() -> None:
+    # "a" lexical-only rank 2 and "b" vector-only rank 2 tie on score: lexical wins the tie.
+    fused = rrf({"z": 1, "a": 2}, {"z": 1, "b": 2})
+    assert [f.chunk_id for f in fused] == ["z", "a", "b"]
+    fused = rrf({}, {"d": 1, "c": 1})
+    assert [f.chunk_id for f in fused] == ["c", "d"]
+
+
+def test_oversample() -> None:
+    assert oversample(5) == 50 and oversample(20) == 100
+
+
+def test_hybrid_recall_is_at_least_each_arm(corpus: Workspace) -> None:
+    query = "retry failed requests"
+    wanted = {"fetch_with_backoff", "CircuitBreaker"}
+    lexical = set(search(corpus, query, "lexical", k=2))
+    vector = set(search(corpus, query, "vector", k=2))
+    hybrid = set(search(corpus, query, "hybrid", k=2))
+    assert "CircuitBreaker" in lexical and "fetch_with_backoff" not in lexical
+    assert "fetch_with_backoff" in vector
+    assert wanted <= hybrid
+    assert len(wanted & hybrid) >= max(len(wanted & lexical), len(wanted & vector))
+
+
+def test_hybrid_hits_explain_both_arms(corpus: Workspace) -> None:
+    result = corpus.searcher.search(
+        SearchRequest("retry failed requests", mode="hybrid", k=5, explain=True))
+    for hit in result.hits:
+        r = hit.retrieval
+        assert r.method == "hybrid" and r.fusion_score == hit.score
+        assert (r.lexical_rank is None) == (r.lexical_score is None)
+        assert (r.vector_rank is None) == (r.vector_score is None)
+    assert result.meta.recall["ranking_scope"] == "candidate_window"
+    assert result.meta.score["kind"] == "rrf_normalized"
+    assert result.meta.index["vector_version"] is not None
+
+
+def test_vector_finds_meaning_without_words(corpus: Workspace) -> None:
+    assert search(corpus, "parse a yaml configuration file", "vector", k=1) == ["load_settings"]
+
+
+def test_auto_routes_by_intent(corpus: Workspace) -> None:
+    def intent(q: str) -> dict[str, str] | None:
+        return corpus.searcher.search(SearchRequest(q, mode="auto")).meta.intent
+
+    assert intent("fetch_with_backoff") == {"name": "definition", "rule": "identifier"}
+    assert intent("CircuitBreaker.threshold") == {"name": "definition", "rule": "identifier"}
+    assert intent("slugify()") == {"name": "definition", "rule": "identifier"}
+    assert intent("where is slugify defined") == {"name": "definition", "rule": "find phrase"}
+    assert intent('"time.sleep"') == {"name": "exact_text", "rule": "quoted string"}
+    assert intent("session.get(url)") == {"name": "exact_text", "rule": "code fragment"}
+    assert intent("how do we wait between attempts") == {"name": "semantic",
+                                                         "rule": "natural language"}
+
+
+def test_auto_definition_first_and_test_demoted(corpus: Workspace) -> None:
+    result = corpus.searcher.search(SearchRequest("fetch_with_backoff", mode="auto", k=5))
+    top = result.hits[0]
+    assert (top.path, top.symbol) == ("net/fetch.py", "fetch_with_backoff")
+    names = [p.name for p in top.retrieval.priors]
+    assert "defines_query_case_exact" in names and "definition" in names
+    test_hits = [h for h in result.hits if h.path.startswith("tests/")]
+    assert test_hits and all(any(p.name == "test_path" for p in h.retrieval.priors)
+                             for h in test_hits)
+
+
+def test_embedding_cache_survives_reindex_and_rename(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    for rel, text in CORPUS.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text.lstrip())
+    opts = WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1)
+    ws = Workspace(root, opts)
+    ws.indexer.index()
+    first = ws.sync_vectors()
+    assert first is not None and first.embedded > 0
+    ws.indexer.index()
+    again = ws.sync_vectors()
+    assert again is not None and (again.embedded, again.total) == (0, 0)
+    os.rename(root / "util/strings.py", root / "util/text.py")
+    ws.indexer.index()
+    moved = ws.sync_vectors()
+    assert moved is not None and moved.embedded == 0 and moved.deleted == moved.from_cache > 0
+    vindex = ws.vector_index()
+    assert vindex is not None and vindex.coverage()[0] == vindex.coverage()[1]
+    ws.close()
+    reopened = Workspace(root, opts)  # a restart: nothing to embed
+    after = reopened.sync_vectors()
+    assert after is not None and after.embedded == 0 and after.total == 0
+    reopened.close()
+
+
+def test_missing_model_degrades_to_lexical(tmp_path: Path, corpus: Workspace) -> None:
+    ws = Workspace(corpus.root, WorkspaceOptions(index_dir=str(tmp_path / "idx"),
+                                                 model_dir=str(tmp_path / "no-model")))
+    ws.indexer.index()
+    assert ws.sync_vectors() is None
+    result = ws.searcher.search(SearchRequest("retry failed requests", mode="hybrid"))
+    assert result.hits and all(h.retrieval.method == "lexical" for h in result.hits)
+    assert any("embedding model unavailable" in w for w in result.meta.warnings)
+    ws.close()
+
+
+def test_deleted_vector_table_degrades_then_recovers(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    shutil.copytree(Path(__file__).parent.parent / "fixtures" / "sample_repo", root)
+    ws = Workspace(root, WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1))
+    ws.indexer.index()
+    ws.sync_vectors()
+    shutil.rmtree(ws.index_dir / "vectors")
+    result = ws.searcher.search(SearchRequest("user storage", mode="hybrid"))
+    assert result.hits and all(h.retrieval.method == "lexical" for h in result.hits)
+    assert any("vector store unavailable" in w for w in result.meta.warnings)
+    repaired = ws.sync_vectors()  # the next sync rebuilds from the embedding cache
+    assert repaired is not None and repaired.embedded == 0 and repaired.from_cache > 0
+    again = ws.searcher.search(SearchRequest("user storage", mode="hybrid"))
+    assert all(h.retrieval.method == "hybrid" for h in again.hits)
+    ws.close()
+
+
+def test_incomplete_embeddings_are_reported(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    shutil.copytree(Path(__file__).parent.parent / "fixtures" / "sample_repo", root)
+    ws = Workspace(root, WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1))
+    ws.indexer.index()
+    calls = iter(range(100))
+    ws.sync_vectors(should_stop=lambda: next(calls) > 0)  # stops after the first check
+    result = ws.searcher.search(SearchRequest("user storage", mode="vector"))
+    assert result.meta.recall["complete"] is False
+    assert any("embeddings cover" in w for w in result.meta.warnings)
+    ws.close()

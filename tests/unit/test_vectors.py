@@ -1,0 +1,236 @@
+"""The vector store against a real LanceDB table in tmp_path."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from indexing.vectors import (
+    InvalidFilter,
+    VectorRow,
+    VectorStore,
+    VectorStoreUnavailable,
+    sql_where,
+)
+
+DIM = 8
+
+
+def unit(values: list[float]) -> npt.NDArray[np.float32]:
+    v = np.zeros(DIM, dtype=np.float32)
+    v[: len(values)] = values
+    return v / np.linalg.norm(v)
+
+
+def row(
+    chunk_id: str,
+    vector: npt.NDArray[np.float32],
+    path: str = "src/a.py",
+    lang: str = "python",
+    kind: str = "definition",
+) -> VectorRow:
+    return VectorRow(chunk_id, path, lang, kind, f"h-{chunk_id}", vector)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> VectorStore:
+    return VectorStore(tmp_path / "vectors", dim=DIM, optimize_every=0)
+
+
+def test_new_store_is_empty_and_created_lazily(tmp_path: Path) -> None:
+    s = VectorStore(tmp_path / "v", dim=DIM)
+    assert not (tmp_path / "v").exists()
+    assert s.count() == 0
+    assert s.chunk_ids() == set()
+    assert s.search(unit([1.0]), k=5) == []
+
+
+def test_upsert_replaces_by_chunk_id(store: VectorStore) -> None:
+    store.upsert([row("a", unit([1.0])), row("b", unit([0.0, 1.0]))])
+    store.upsert([row("a", unit([0.0, 0.0, 1.0])), row("c", unit([1.0]))])
+    assert store.count() == 3
+    assert store.chunk_ids() == {"a", "b", "c"}
+    best_id, best_sim = store.search(unit([0.0, 0.0, 1.0]), k=1)[0]
+    assert best_id == "a"
+    assert best_sim == pytest.approx(1.0, abs=1e-5)
+
+
+def test_upsert_with_duplicate_ids_in_one_batch_keeps_count_sane(store: VectorStore) -> None:
+    store.upsert([row("a", unit([1.0]))])
+    store.upsert([row("a", unit([1.0])), row("b", unit([0.0, 1.0])), row("a", unit([0.0, 1.0]))])
+    assert store.chunk_ids() == {"a", "b"}
+    assert store.count() == 2
+    # The last occurrence wins.
+    assert store.search(unit([0.0, 1.0]), k=2) == [
+        ("a", pytest.approx(1.0, abs=1e-5)),
+        ("b", pytest.approx(1.0, abs=1e-5)),
+    ]
+
+
+def test_delete_by_id_and_by_path(store: VectorStore) -> None:
+    store.upsert(
+        [
+            row("a1", unit([1.0]), path="src/a.py"),
+            row("a2", unit([1.0, 1.0]), path="src/a.py"),
+            row("b1", unit([0.0, 1.0]), path="src/b.py"),
+            row("q1", unit([0.0, 1.0, 1.0]), path="src/it's.py"),
+        ]
+    )
+    store.delete_chunk_ids(["b1", "missing"])
+    assert store.chunk_ids() == {"a1", "a2", "q1"}
+    store.delete_paths(["src/a.py"])
+    assert store.chunk_ids() == {"q1"}
+    store.delete_paths(["src/it's.py"])  # quotes are escaped, not injected
+    assert store.count() == 0
+    store.delete_chunk_ids([])
+    store.delete_paths([])
+
+
+def test_search_orders_by_similarity_then_id_deterministically(store: VectorStore) -> None:
+    query = unit([1.0])
+    store.upsert(
+        [
+            row("far", unit([0.0, 1.0])),
+            row("near", unit([1.0, 0.1])),
+            row("opposite", unit([-1.0])),
+            # Exact ties: identical vectors must come back in chunk_id order.
+            *[row(f"tie-{c}", unit([1.0, 0.5])) for c in "edcba"],
+        ]
+    )
+    results = store.search(query, k=4)
+    assert [cid for cid, _ in results] == ["near", "tie-a", "tie-b", "tie-c"]
+    assert results[0][1] == pytest.approx(float(unit([1.0, 0.1]) @ query), abs=1e-5)
+    assert all(results[i][1] >= results[i + 1][1] for i in range(len(results) - 1))
+    assert store.search(query, k=4) == results
+    everything = store.search(query, k=100)
+    assert everything[-1][0] == "opposite"
+    assert everything[-1][1] == pytest.approx(-1.0, abs=1e-5)
+
+
+def test_ties_at_the_k_boundary_are_cut_by_chunk_id(store: VectorStore) -> None:
+    # More identical vectors than the store over-fetches, so the boundary tie must widen.
+    store.upsert([row(f"dup-{i:03d}", unit([1.0, 1.0])) for i in range(60, 0, -1)])
+    results = store.search(unit([1.0, 1.0]), k=3)
+    assert [cid for cid, _ in results] == ["dup-001", "dup-002", "dup-003"]
+
+
+def test_prefilter_applies_before_top_k(store: VectorStore) -> None:
+    query = unit([1.0])
+    # Many close Python rows, a few distant Rust/doc rows: a post-filter on the top 3
+    # would find no Rust row at all.
+    rows = [row(f"py-{i:02d}", unit([1.0, 0.01 * i])) for i in range(30)]
+    rows += [
+        row("rs-far", unit([0.2, 1.0]), path="src/lib.rs", lang="rust"),
+        row("rs-mid", unit([0.6, 1.0]), path="src/main.rs", lang="rust", kind="method"),
+        row("md-doc", unit([0.5, 1.0]), path="docs/guide.md", lang="markdown", kind="section"),
+    ]
+    store.upsert(rows)
+
+    rust = store.search(query, k=3, where=sql_where(["rust"], None, None))
+    assert [cid for cid, _ in rust] == ["rs-mid", "rs-far"]
+
+    methods = store.search(query, k=3, where=sql_where(None, ["method", "section"], None))
+    assert [cid for cid, _ in methods] == ["rs-mid", "md-doc"]
+
+    under_docs = store.search(query, k=3, where=sql_where(None, None, r"^docs/.*\.md$"))
+    assert [cid for cid, _ in under_docs] == ["md-doc"]
+
+    both = store.search(query, k=3, where=sql_where(["rust"], ["definition"], r"\.rs$"))
+    assert [cid for cid, _ in both] == ["rs-far"]
+
+
+def test_path_regex_escapes_are_regex_escapes(store: VectorStore) -> None:
+    store.upsert(
+        [
+            row("dot", unit([1.0]), path="src/a.py"),
+            row("nodot", unit([1.0]), path="src/axpy"),
+            row("quote", unit([1.0]), path="src/o'brien.py"),
+        ]
+    )
+    found = store.search(unit([1.0]), k=10, where=sql_where(None, None, r"a\.py$"))
+    assert [cid for cid, _ in found] == ["dot"]
+    found = store.search(unit([1.0]), k=10, where=sql_where(None, None, "o'brien"))
+    assert [cid for cid, _ in found] == ["quote"]
+
+
+def test_invalid_regex_is_a_filter_error_not_an_outage(store: VectorStore) -> None:
+    store.upsert([row("a", unit([1.0]))])
+    for bad in ("[", "a(?=b)"):
+        with pytest.raises(InvalidFilter):
+            store.search(unit([1.0]), k=1, where=sql_where(None, None, bad))
+    assert store.search(unit([1.0]), k=1)[0][0] == "a"
+
+
+def test_sql_where_builds_nothing_for_no_filters() -> None:
+    assert sql_where(None, None, None) is None
+    assert sql_where([], [], "") is None
+    assert sql_where(["it's"], None, None) == "lang IN ('it''s')"
+
+
+def test_optimize_reduces_versions(tmp_path: Path) -> None:
+    store = VectorStore(tmp_path / "v", dim=DIM, optimize_every=0)
+    for i in range(6):
+        store.upsert([row(f"c{i}", unit([1.0, float(i)]))])
+    table = store._open()
+    before = len(table.list_versions())
+    assert before > 6
+    store.optimize()
+    assert len(table.list_versions()) < before
+    assert store.count() == 6
+    assert store.version() >= 1
+
+
+def test_auto_optimize_keeps_versions_bounded(tmp_path: Path) -> None:
+    store = VectorStore(tmp_path / "v", dim=DIM, optimize_every=5)
+    for i in range(23):
+        store.upsert([row(f"c{i}", unit([1.0, float(i)]))])
+    assert len(store._open().list_versions()) <= 2 * 5 + 2
+    assert store.count() == 23
+
+
+def test_reopen_sees_persisted_rows(tmp_path: Path) -> None:
+    VectorStore(tmp_path / "v", dim=DIM).upsert([row("a", unit([1.0]))])
+    again = VectorStore(tmp_path / "v", dim=DIM)
+    assert again.chunk_ids() == {"a"}
+
+
+def test_dim_mismatch_with_existing_table_is_unavailable(tmp_path: Path) -> None:
+    VectorStore(tmp_path / "v", dim=DIM).upsert([row("a", unit([1.0]))])
+    other = VectorStore(tmp_path / "v", dim=DIM * 2)
+    with pytest.raises(VectorStoreUnavailable, match="reset"):
+        other.count()
+    other.reset()
+    assert other.count() == 0
+
+
+def test_deleted_table_dir_raises_until_reset(store: VectorStore) -> None:
+    store.upsert([row("a", unit([1.0]))])
+    assert store.search(unit([1.0]), k=1)[0][0] == "a"
+    shutil.rmtree(store.directory)
+    with pytest.raises(VectorStoreUnavailable, match="reset"):
+        store.search(unit([1.0]), k=1)
+    with pytest.raises(VectorStoreUnavailable):
+        store.upsert([row("b", unit([1.0]))])
+    store.reset()
+    assert store.count() == 0
+    store.upsert([row("b", unit([1.0]))])
+    assert store.search(unit([1.0]), k=5) == [("b", pytest.approx(1.0, abs=1e-5))]
+
+
+def test_corrupt_data_files_are_unavailable_not_a_crash(store: VectorStore) -> None:
+    store.upsert([row("a", unit([1.0]))])
+    for data_file in (store.directory / "chunks.lance" / "data").iterdir():
+        data_file.write_bytes(b"garbage")
+    with pytest.raises(VectorStoreUnavailable):
+        store.search(unit([1.0]), k=1)
+    store.reset()
+    assert store.count() == 0
+
+
+def test_wrong_query_dim_is_a_caller_error(store: VectorStore) -> None:
+    with pytest.raises(ValueError):
+        store.search(np.ones(DIM + 1, dtype=np.float32), k=1)
