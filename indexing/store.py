@@ -551,6 +551,12 @@ class Store:
         ).fetchall()
         return [EmbeddingSource(*r) for r in rows]
 
+    def file_texts(self) -> list[tuple[str, str, bool]]:
+        """(path, text, is_test) of every indexed file, in path order."""
+        return [(r[0], r[1], bool(r[2])) for r in self.conn.execute(
+            "SELECT f.path, t.text, f.is_test FROM files f JOIN file_text t ON t.file_id = f.id "
+            "ORDER BY f.path")]
+
     def chunk_count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
 
@@ -583,3 +589,4 @@ class EmbeddingSource:
     signature: str
     doc: str
     text: str
+

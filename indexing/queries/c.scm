@@ -1,0 +1,41 @@
+; Supplements tree-sitter-c's tags.scm, which reports a function by its declarator and calls
+; structs "class" and enums "type". Specifiers without a body are uses, not definitions; the
+; extractor drops those that tags.scm reports.
+
+(function_definition
+  declarator: (function_declarator declarator: (identifier) @name)) @definition.function
+
+(function_definition
+  declarator: (pointer_declarator
+    declarator: (function_declarator declarator: (identifier) @name))) @definition.function
+
+(struct_specifier
+  name: (type_identifier) @name
+  body: (_)) @definition.struct
+
+(union_specifier
+  name: (type_identifier) @name
+  body: (_)) @definition.struct
+
+(enum_specifier
+  name: (type_identifier) @name
+  body: (_)) @definition.enum
+
+; `typedef struct { ... } Name;` is how C names most structs.
+(type_definition
+  type: (struct_specifier !name body: (_))
+  declarator: (type_identifier) @name) @definition.struct
+
+(type_definition
+  type: (enum_specifier !name body: (_))
+  declarator: (type_identifier) @name) @definition.enum
+
+; Any other typedef is a type alias.
+(type_definition
+  declarator: (type_identifier) @name) @definition.type_parameter
+
+(preproc_def
+  name: (identifier) @name) @definition.constant
+
+(preproc_function_def
+  name: (identifier) @name) @definition.function

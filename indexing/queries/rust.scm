@@ -1,0 +1,34 @@
+; Supplements tree-sitter-rust's tags.scm, which calls structs and enums "class" and reports a
+; `fn` inside `impl` as both function and method (the extractor keeps one per name).
+
+(struct_item
+  name: (type_identifier) @name) @definition.struct
+
+(union_item
+  name: (type_identifier) @name) @definition.struct
+
+(enum_item
+  name: (type_identifier) @name) @definition.enum
+
+(type_item
+  name: (type_identifier) @name) @definition.type_parameter
+
+(trait_item
+  name: (type_identifier) @name) @definition.interface
+
+; Impl blocks are containers; the extractor names them `impl Trait for X` / `impl X`.
+(impl_item
+  type: (_) @name) @definition.object
+
+; Required trait methods have no body.
+(function_signature_item
+  name: (identifier) @name) @definition.method
+
+(macro_definition
+  name: (identifier) @name) @definition.function
+
+(const_item
+  name: (identifier) @name) @definition.constant
+
+(static_item
+  name: (identifier) @name) @definition.variable

@@ -1,0 +1,80 @@
+"""Markdown: headings are symbols, sections are chunks, the outline is a heading path."""
+
+from __future__ import annotations
+
+from indexing.extract import extract
+from indexing.records import Extraction, Span, SymbolKind
+
+MD = """Intro text.
+
+# Guide #
+
+First paragraph
+continues here.
+
+Second paragraph.
+
+## Install
+Run it.
+
+```sh
+# not a heading
+```
+Setext Title
+------------
+> # quoted, not a heading
+
+# Ünïcode 😀 title
+body
+"""
+
+
+def run(text: str) -> Extraction:
+    result = extract("docs/guide.md", text)
+    assert result is not None
+    return result
+
+
+def test_headings_are_symbols_with_paths() -> None:
+    ex = run(MD)
+    assert [(s.name, s.kind, s.container, s.qualified_name) for s in ex.symbols] == [
+        ("Guide", SymbolKind.STRING, None, "Guide"),
+        ("Install", SymbolKind.STRING, "Guide", "Guide > Install"),
+        ("Setext Title", SymbolKind.STRING, "Guide", "Guide > Setext Title"),
+        ("Ünïcode 😀 title", SymbolKind.STRING, None, "Ünïcode 😀 title"),
+    ]
+    guide, install, setext, uni = ex.symbols
+    assert guide.range == Span(2, 0, 17, 25)  # through its subsections
+    assert guide.selection == Span(2, 2, 2, 9)
+    assert guide.signature == "# Guide #"
+    assert guide.doc == "First paragraph\ncontinues here."
+    assert install.range == Span(9, 0, 14, 3)
+    assert install.doc == "Run it."
+    assert setext.selection == Span(15, 0, 15, 12)
+    assert setext.doc == ""
+    assert uni.selection == Span(19, 2, 19, 18)  # UTF-16 columns
+    assert uni.range == Span(19, 0, 20, 4)
+
+
+def test_sections_are_chunks() -> None:
+    ex = run(MD)
+    assert [(c.kind.value, c.start_line, c.end_line, c.symbol, c.context) for c in ex.chunks] == [
+        ("section", 0, 0, None, ""),
+        ("section", 2, 7, 0, "Guide"),
+        ("section", 9, 14, 1, "Guide > Install"),
+        ("section", 15, 17, 2, "Guide > Setext Title"),
+        ("section", 19, 20, 3, "Ünïcode 😀 title"),
+    ]
+    assert ex.chunks[2].text.startswith("## Install\nRun it.")
+
+
+def test_long_section_is_windowed_and_no_headings_is_one_text_section() -> None:
+    text = "# Big\n" + "\n".join(f"line {i}" for i in range(100)) + "\n"
+    ex = run(text)
+    assert [(c.start_line, c.end_line, c.symbol) for c in ex.chunks] == [
+        (0, 59, 0),
+        (50, 100, 0),
+    ]
+    plain = run("just text\nmore\n")
+    assert plain.symbols == []
+    assert [(c.start_line, c.end_line, c.symbol) for c in plain.chunks] == [(0, 1, None)]
