@@ -423,6 +423,11 @@ class Store:
         with self._write_lock, self.conn:
             self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)", (key, value))
 
+    def lexical_version(self) -> int:
+        """Bumped by every committed write batch: a cheap "has anything changed" check for
+        caches built from the store."""
+        return int(self.meta_value("lexical_version") or 0)
+
     def stats(self) -> Stats:
         conn = self.conn
 

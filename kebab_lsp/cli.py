@@ -190,6 +190,24 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    from kebab_lsp.evaluate import format_table, run_eval
+
+    root = Path(args.path)
+    if not root.is_dir():
+        raise SystemExit(f"kebab: {root} is not a directory")
+
+    def log(message: str) -> None:
+        print(f"eval: {message}", file=sys.stderr)
+
+    report = run_eval(root, _options(args), args.seed, args.per_set, not args.no_blanked, log)
+    if args.json:
+        print(json.dumps(report, sort_keys=True))
+    else:
+        print(format_table(report))
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from kebab_lsp.server import run_stdio
 
@@ -236,6 +254,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", default=".")
     common(p)
     p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("eval", help="score every search mode on queries drawn from the tree")
+    p.add_argument("path", nargs="?", default=".")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--per-set", type=int, default=50, help="queries per set")
+    p.add_argument("--no-blanked", action="store_true",
+                   help="skip the nl set on a doc-blanked copy of the tree")
+    common(p)
+    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("serve", help="run the language server on stdio")
     _serve_args(p)

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from indexing.store import Filters, Store
+from indexing.store import Filters, Stats, Store
 from indexing.vector_index import VectorIndex, VectorsUnavailable
 from search import lexical, priors, vector
 from search.hits import build_hit
@@ -82,6 +82,7 @@ class Searcher:
         self._vectors = vectors or (lambda: None)
         self.k_rrf = k_rrf
         self.vector_error: str | None = None
+        self._stats_cache: tuple[int, Stats] | None = None
 
     def search(self, req: SearchRequest, should_stop: ShouldStop | None = None) -> SearchResult:
         started = time.perf_counter()
@@ -228,8 +229,15 @@ class Searcher:
             meta.warnings.append(f"{vec.stale} vector hit(s) pointed at chunks that no longer "
                                  "exist; the vector index is catching up")
 
+    def _stats(self) -> Stats:
+        """Row counts cost a table scan each, so they are cached per lexical version."""
+        version = self.store.lexical_version()
+        if self._stats_cache is None or self._stats_cache[0] != version:
+            self._stats_cache = (version, self.store.stats())
+        return self._stats_cache[1]
+
     def _index_meta(self, meta: Meta, plan: str) -> None:
-        stats = self.store.stats()
+        stats = self._stats()
         building = self._building()
         meta.index = {
             "schema_version": stats.schema_version,
@@ -242,7 +250,7 @@ class Searcher:
         if vindex is not None:
             meta.index["vector_version"] = vindex.version()
             synced = self.store.meta_value("vector_synced_lexical_version")
-            have, total = vindex.coverage()
+            have, total = vindex.coverage(stats.chunks)
             meta.index["embedded"] = {"chunks": have, "total": total}
             if plan in ("vector", "hybrid"):
                 if have < total:

@@ -1,0 +1,187 @@
+"""Retrieval quality measured on the tree itself: query sets drawn from its own definitions,
+docs and text, with a fixed seed, and the standard ranking metrics.
+
+The sets come from non-test code only, so a tree's tests cannot answer questions about
+themselves. Everything here is deterministic for a given index and seed.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from indexing.store import SymbolRow
+from indexing.text import split_identifier
+
+T = TypeVar("T")
+SETS = ("name", "fuzzy", "nl", "exact")
+_DEF_KINDS = frozenset({"class", "function", "method", "interface", "struct", "enum",
+                        "constructor", "type_parameter", "module", "namespace"})
+_STRING = re.compile(r"""(["'])([^"'\\\n]{8,60})\1""")
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A place that answers a query: a definition (path + line range) or a whole file."""
+
+    path: str
+    start_line: int = -1
+    end_line: int = -1
+
+    def answered_by(self, path: str, line: int) -> bool:
+        if path != self.path:
+            return False
+        return self.start_line < 0 or self.start_line <= line <= self.end_line
+
+
+@dataclass(frozen=True, slots=True)
+class EvalQuery:
+    set: str
+    text: str
+    targets: tuple[Target, ...]
+
+
+@dataclass(slots=True)
+class Scores:
+    n: int = 0
+    mrr10: float = 0.0
+    hit1: float = 0.0
+    hit5: float = 0.0
+    recall20: float = 0.0
+    recall50: float = 0.0
+    latencies_ms: list[float] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, float]:
+        lat = sorted(self.latencies_ms)
+        return {
+            "n": self.n,
+            "mrr@10": round(self.mrr10, 4),
+            "hit@1": round(self.hit1, 4),
+            "hit@5": round(self.hit5, 4),
+            "recall@20": round(self.recall20, 4),
+            "recall@50": round(self.recall50, 4),
+            "p50_ms": round(percentile(lat, 50), 2),
+            "p95_ms": round(percentile(lat, 95), 2),
+        }
+
+
+def percentile(sorted_values: Sequence[float], pct: float) -> float:
+    """Nearest-rank percentile; 0 for an empty list."""
+    if not sorted_values:
+        return 0.0
+    rank = max(1, -(-len(sorted_values) * pct // 100))
+    return float(sorted_values[int(rank) - 1])
+
+
+def score_ranking(
+    ranked: Sequence[tuple[str, int]], targets: Sequence[Target]
+) -> tuple[float, float, float, float, float]:
+    """(reciprocal rank within 10, hit@1, hit@5, recall@20, recall@50) for one query.
+
+    A target counts once, at the first result that answers it; recall is the share of targets
+    answered within the cut.
+    """
+    first_rank: dict[int, int] = {}
+    for rank, (path, line) in enumerate(ranked, start=1):
+        for i, target in enumerate(targets):
+            if i not in first_rank and target.answered_by(path, line):
+                first_rank[i] = rank
+    best = min(first_rank.values(), default=0)
+    rr = 1.0 / best if best and best <= 10 else 0.0
+
+    def recall(cut: int) -> float:
+        return sum(1 for r in first_rank.values() if r <= cut) / len(targets) if targets else 0.0
+
+    return rr, float(best == 1), float(0 < best <= 5), recall(20), recall(50)
+
+
+def aggregate(per_query: Sequence[tuple[float, float, float, float, float]],
+              latencies: Sequence[float]) -> Scores:
+    n = len(per_query)
+    if n == 0:
+        return Scores()
+    sums = [sum(q[i] for q in per_query) / n for i in range(5)]
+    return Scores(n, sums[0], sums[1], sums[2], sums[3], sums[4], list(latencies))
+
+
+def fuzzy_forms(name: str) -> list[str]:
+    """Ways people type a name they half remember: initials of its words, or a lower-case
+    piece of it."""
+    parts = split_identifier(name)
+    forms = []
+    if len(parts) >= 2:
+        forms.append("".join(p[0] for p in parts))
+    lowered = name.lower()
+    if len(lowered) >= 7:
+        forms.append(lowered[1:6])
+    return forms
+
+
+def first_sentence(doc: str) -> str:
+    text = " ".join(doc.split())
+    match = re.match(r"(.+?[.!?])(\s|$)", text)
+    return (match.group(1) if match else text)[:200]
+
+
+def generate(
+    symbols: Sequence[SymbolRow], files: Sequence[tuple[str, str, bool]], seed: int = 7,
+    per_set: int = 50,
+) -> list[EvalQuery]:
+    """Query sets from the tree itself; the same inputs and seed give the same sets."""
+    rng = random.Random(seed)
+    defs = [r for r in symbols if not r.is_test and str(r.symbol.kind) in _DEF_KINDS
+            and len(r.symbol.name) >= 4 and not r.symbol.name.startswith("__")]
+    by_name: dict[str, list[SymbolRow]] = {}
+    for row in symbols:
+        by_name.setdefault(row.symbol.name, []).append(row)
+    unique = [r for r in defs if len(by_name[r.symbol.name]) == 1]
+    queries: list[EvalQuery] = []
+
+    def target(row: SymbolRow) -> tuple[Target, ...]:
+        rng_ = row.symbol.range
+        return (Target(row.path, rng_.start_line, rng_.end_line),)
+
+    for row in _sample(rng, unique, per_set):
+        queries.append(EvalQuery("name", row.symbol.name, target(row)))
+    fuzzy_pool = [(r, f) for r in unique for f in fuzzy_forms(r.symbol.name)]
+    for row, form in _sample(rng, fuzzy_pool, per_set):
+        queries.append(EvalQuery("fuzzy", form, target(row)))
+    documented = [r for r in defs if len(first_sentence(r.symbol.doc).split()) >= 4]
+    for row in _sample(rng, documented, per_set):
+        queries.append(EvalQuery("nl", first_sentence(row.symbol.doc), target(row)))
+    queries.extend(_exact_queries(rng, files, per_set))
+    return queries
+
+
+def _exact_queries(
+    rng: random.Random, files: Sequence[tuple[str, str, bool]], per_set: int
+) -> list[EvalQuery]:
+    pool: list[str] = []
+    for _path, text, is_test in files:
+        if is_test:
+            continue
+        pool.extend(m.group(2) for m in _STRING.finditer(text[:20000]) if m.group(2).strip())
+    chosen = _sample(rng, sorted(set(pool)), per_set)
+    out = []
+    for needle in chosen:
+        targets = tuple(Target(p) for p, text, _ in files if needle in text)
+        out.append(EvalQuery("exact", f'"{needle}"', targets))
+    return out
+
+
+def _sample(rng: random.Random, items: Sequence[T], n: int) -> list[T]:
+    return list(items) if len(items) <= n else rng.sample(list(items), n)
+
+
+def blank_docs(text: str, docs: Sequence[str]) -> str:
+    """Replace each doc line's text with spaces of the same length, so the source keeps its
+    line numbers and columns but no longer contains the words of its docs."""
+    for doc in docs:
+        for line in doc.splitlines():
+            piece = line.strip()
+            if len(piece) > 3:
+                text = text.replace(piece, " " * len(piece))
+    return text

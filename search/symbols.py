@@ -1,0 +1,501 @@
+"""The workspace/symbol matcher: fuzzy, case-smart name matching over every definition.
+
+Why it is shaped this way:
+
+- `workspace/symbol` is asked on every keystroke, so a query must answer in a few
+  milliseconds over ~100k symbols. Python loops over every symbol are too slow for that, so
+  each symbol becomes one line of a few big strings, and every tier is one compiled regex
+  scanned over them: the scanning runs at C speed and Python only touches the lines it keeps.
+- The lines are laid out in tie-break order (kind, test or not, name length, qualified name,
+  path, line, id). Scanning a tier from the start therefore meets its matches already in their
+  final order, so a tier can stop as soon as the result list is full; nothing is sorted per
+  query.
+- The tiers are nested (every exact match is a prefix match, every match of any tier is a
+  subsequence match of the query's letters and digits), so the total is one C-speed count of
+  the subsequence regex, never a Python walk over tens of thousands of hits.
+- Smart case, as in clangd and gopls: a query is always matched case-insensitively, but inside
+  a tier a match whose case agrees comes first. For an all-lowercase query that only matters
+  for the exact tier (`foo` puts `foo` above `Foo`); a query with an uppercase letter applies it
+  in every tier, via a second scan over the original-case lines.
+- `Container.member` / `Container::member` filter by scope. Each line starts with the
+  symbol's scope (its container and the qualified-name prefix, lower-cased), so the container
+  filter is part of the same regex rather than a Python pre-pass.
+
+This module must not import pygls: the LSP adapter converts `SymbolMatch` to wire objects.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+
+from indexing.records import SymbolKind
+from indexing.store import Store, SymbolRow
+from indexing.text import split_identifier
+
+# Tier names, best first. "top" is the empty-query listing, not a match tier.
+EXACT = "exact"
+PREFIX = "prefix"
+WORD = "word"
+SUBSTRING = "substring"
+SUBSEQUENCE = "subsequence"
+TOP = "top"
+TIERS: tuple[str, ...] = (EXACT, PREFIX, WORD, SUBSTRING, SUBSEQUENCE)
+
+_TIER_SCORE = {EXACT: 1.0, PREFIX: 0.8, WORD: 0.6, SUBSTRING: 0.4, SUBSEQUENCE: 0.2, TOP: 0.1}
+# Within a tier a case-mismatched match scores a little lower, so scores never increase
+# along the result list.
+_CASE_PENALTY = 0.05
+
+_KIND_RANK: dict[SymbolKind, int] = {
+    **dict.fromkeys(
+        (
+            SymbolKind.CLASS,
+            SymbolKind.INTERFACE,
+            SymbolKind.STRUCT,
+            SymbolKind.ENUM,
+            SymbolKind.TYPE_PARAMETER,
+            SymbolKind.FUNCTION,
+            SymbolKind.METHOD,
+            SymbolKind.CONSTRUCTOR,
+        ),
+        0,
+    ),
+    **dict.fromkeys((SymbolKind.MODULE, SymbolKind.NAMESPACE, SymbolKind.PACKAGE), 1),
+    **dict.fromkeys(
+        (SymbolKind.FIELD, SymbolKind.PROPERTY, SymbolKind.CONSTANT, SymbolKind.ENUM_MEMBER), 2
+    ),
+    SymbolKind.VARIABLE: 3,
+    SymbolKind.STRING: 4,
+}
+_OTHER_KIND_RANK = 5
+
+# Up to this many candidates, classify each one rather than scanning once per tier.
+_FEW = 5000
+
+# Kinds that make a symbol a "top symbol" for the empty query when it is top-level.
+_TOP_KINDS = frozenset(
+    (
+        SymbolKind.CLASS,
+        SymbolKind.INTERFACE,
+        SymbolKind.STRUCT,
+        SymbolKind.ENUM,
+        SymbolKind.FUNCTION,
+    )
+)
+
+# Line layout: <scope> SCOPE_END <name>\n, where scope is "<container>\x03<qualified prefix>".
+# Marked names put WORD before each word so the word tier can see boundaries after
+# lower-casing has erased camelCase.
+_WORD = "\x01"
+_SCOPE_END = "\x02"
+_SCOPE_SEP = "\x03"
+_RESERVED = re.compile("[\n\x01\x02\x03]")
+_CONTAINER_SPLIT = re.compile(r"::|\.")
+
+
+def kind_rank(kind: SymbolKind) -> int:
+    """Types and callables first: they are what people jump to by name."""
+    return _KIND_RANK.get(kind, _OTHER_KIND_RANK)
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolMatch:
+    row: SymbolRow
+    tier: str
+    score: float  # in [0, 1]; non-increasing along MatchResult.items
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """`total` counts every matching symbol, not just `items`. The matcher counts it exactly
+    today; `total_is_lower_bound` lets a cheaper future strategy say when it did not."""
+
+    items: list[SymbolMatch]
+    total: int
+    total_is_lower_bound: bool = False
+
+
+class _Lines:
+    """One big string, one line per symbol in tie-break order, plus where each line starts,
+    so a regex hit maps back to its symbol with one bisect.
+
+    The text starts with a newline, so every line, the first included, can be anchored by a
+    literal `\\n`, which lets SQLite-free C code (sre's literal search) skip to candidates.
+    """
+
+    __slots__ = ("text", "starts")
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.text = "\n" + "".join(f"{line}\n" for line in lines)
+        # starts[i] is where line i begins; the extra last entry is one past the final newline.
+        self.starts = [1, *accumulate((len(line) + 1 for line in lines), initial=1)][1:]
+
+    def scan(self, pattern: re.Pattern[str], need: int, taken: set[int], out: list[int]) -> bool:
+        """Append up to `need` lines not yet in `taken` to `out`, in line order.
+
+        Returns True when every match was seen. Patterns never cross a newline and end at or
+        after the start of the line they matched, so the match end names the line."""
+        text, starts, search = self.text, self.starts, pattern.search
+        pos = 0
+        found = 0
+        while True:
+            m = search(text, pos)
+            if m is None:
+                return True
+            i = bisect_right(starts, m.end()) - 1
+            pos = starts[i + 1] - 1  # the newline that anchors the next line
+            if i in taken:
+                continue
+            if found >= need:  # one more exists beyond what was asked for
+                return False
+            taken.add(i)
+            out.append(i)
+            found += 1
+
+    def any(self, pattern: re.Pattern[str]) -> bool:
+        return pattern.search(self.text) is not None
+
+    def count(self, pattern: re.Pattern[str]) -> int:
+        """Matching lines, counted in C; the pattern must consume the rest of its line."""
+        return pattern.subn("", self.text)[1]
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """How a family of lines is laid out: plain lines are just the name; scoped lines are
+    `name SCOPE_END scope`, so one regex checks the name and then the container."""
+
+    lower: _Lines
+    orig: _Lines
+    marked_lower: _Lines
+    marked_orig: _Lines
+    stop: str  # characters a gap inside the name may not cross
+    end: str  # what follows the name
+
+
+def _clean(text: str) -> str:
+    return _RESERVED.sub(" ", text)
+
+
+def _words_in_case(name: str) -> list[str]:
+    """`split_identifier`'s words with their original case, so the case-sensitive word scan
+    uses exactly the index's idea of a word."""
+    words = split_identifier(name)
+    lowered = name.lower()
+    if len(lowered) != len(name):  # lower() changed lengths: offsets unusable, stay lower
+        return words
+    out: list[str] = []
+    cursor = 0
+    for word in words:
+        at = lowered.find(word, cursor)
+        if at < 0:
+            return words
+        out.append(name[at : at + len(word)])
+        cursor = at + len(word)
+    return out
+
+
+def _scope(row: SymbolRow) -> str:
+    sym = row.symbol
+    qualified = sym.qualified_name
+    prefix = qualified[: -len(sym.name)] if sym.name and qualified.endswith(sym.name) else ""
+    container, prefix = (sym.container or "").lower(), prefix.lower()
+    # The qualified prefix usually spells the container already; keeping it once keeps the
+    # scoped lines, which every container query scans in full, short.
+    return _clean(prefix if container in prefix else f"{container}{_SCOPE_SEP}{prefix}")
+
+
+def _base_key(row: SymbolRow) -> tuple[int, bool, int, str, str, int, int]:
+    sym = row.symbol
+    return (
+        kind_rank(sym.kind),
+        row.is_test,
+        len(sym.name),
+        sym.qualified_name,
+        row.path,
+        sym.range.start_line,
+        row.id,
+    )
+
+
+def _letters(text: str) -> str:
+    """The characters fuzzy tiers care about; punctuation in a query (`get_user`) only marks
+    word starts. A query of nothing but punctuation keeps its characters."""
+    kept = "".join(c for c in text if c.isalnum())
+    return kept or text
+
+
+def _subsequence(chars: str, stop: str, leading: bool = False) -> str:
+    """Leftmost-first matching is optimal for a subsequence, so possessive gaps are exact and
+    never backtrack. `leading` adds a gap before the first character, for patterns anchored
+    at the start of a field rather than found by the regex engine's own scan."""
+    gaps = [f"[^{stop}{re.escape(c)}]*+{re.escape(c)}" for c in chars]
+    if not leading and chars:
+        gaps[0] = re.escape(chars[0])
+    return "".join(gaps)
+
+
+def _word_pattern(query: str, stop: str) -> str | None:
+    """Each query character either continues the current word or starts a later one; the
+    first character, and any after punctuation in the query, must start a word."""
+    parts: list[str] = []
+    force = True
+    for c in query:
+        if not c.isalnum():
+            force = True
+            continue
+        if not parts:
+            jump = _WORD
+        elif force:
+            jump = f"[^{stop}]*?{_WORD}"
+        else:
+            jump = f"(?:[^{stop}]*?{_WORD})?"
+        parts.append(jump + re.escape(c))
+        force = False
+    return "".join(parts) or None
+
+
+def _tier_body(tier: str, name: str, stop: str, end: str) -> str | None:
+    """The regex for one tier over the name part of a line; None when the tier cannot apply
+    to this query. Case is the caller's business: it passes the name as it wants it matched."""
+    if tier == EXACT:
+        return f"\n{re.escape(name)}(?=[{end}])"
+    if tier == PREFIX:
+        return f"\n{re.escape(name)}"
+    if tier == SUBSTRING:
+        return re.escape(name)
+    if tier == SUBSEQUENCE:
+        return _subsequence(_letters(name), stop)
+    return _word_pattern(name, stop)
+
+
+class SymbolMatcher:
+    """An immutable in-memory index of symbol names; safe to share between threads.
+
+    The scoped layout (for `Container.member` queries) is built on first use: most sessions
+    never type a dot, and it doubles the memory.
+    """
+
+    def __init__(self, rows: Sequence[SymbolRow]) -> None:
+        self._rows = sorted(rows, key=_base_key)
+        self._names = [_clean(r.symbol.name) for r in self._rows]
+        self._words = [_words_in_case(n) for n in self._names]
+        self._plain = self._layout([""] * len(self._rows), "\n", "\n")
+        self._scoped: _Layout | None = None
+        self._scoped_lock = threading.Lock()
+        self._top = self._top_symbols()
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def _layout(self, suffixes: Sequence[str], stop: str, end: str) -> _Layout:
+        names, words = self._names, self._words
+        pairs = list(zip(names, suffixes, strict=True))
+        marked = ["".join(_WORD + w for w in ws) for ws in words]
+        return _Layout(
+            lower=_Lines([n.lower() + s for n, s in pairs]),
+            orig=_Lines([n + s for n, s in pairs]),
+            marked_lower=_Lines([m.lower() + s for m, s in zip(marked, suffixes, strict=True)]),
+            marked_orig=_Lines([m + s for m, s in zip(marked, suffixes, strict=True)]),
+            stop=stop,
+            end=end,
+        )
+
+    def _scoped_layout(self) -> _Layout:
+        with self._scoped_lock:
+            if self._scoped is None:
+                suffixes = [_SCOPE_END + _scope(r) for r in self._rows]
+                self._scoped = self._layout(suffixes, "\n" + _SCOPE_END, _SCOPE_END)
+            return self._scoped
+
+    def _top_symbols(self) -> list[int]:
+        """The empty-query listing: top-level classes, interfaces, structs, enums and
+        functions outside test files, by kind rank, path, line. When a workspace has none,
+        every symbol, non-test first, so the listing is never empty while symbols exist."""
+        rows = self._rows
+
+        def key(i: int) -> tuple[int, str, int, int]:
+            sym = rows[i].symbol
+            return (kind_rank(sym.kind), rows[i].path, sym.range.start_line, rows[i].id)
+
+        top = [
+            i
+            for i, r in enumerate(rows)
+            if not r.is_test and not r.symbol.container and r.symbol.kind in _TOP_KINDS
+        ]
+        if top:
+            return sorted(top, key=key)
+        return sorted(range(len(rows)), key=lambda i: (rows[i].is_test, *key(i)))
+
+    # -- querying ----------------------------------------------------------------------------
+
+    def match(self, query: str, limit: int = 100) -> MatchResult:
+        """Best `limit` symbols for `query`, best first; see the module docstring for the
+        tiers. Falls back to a plain name match when a dotted query finds nothing, so names
+        that contain a dot (file names, `v1.2` headings) stay findable."""
+        limit = max(limit, 0)
+        q = query.strip()
+        if not q:
+            return MatchResult(
+                [SymbolMatch(self._rows[i], TOP, _TIER_SCORE[TOP]) for i in self._top[:limit]],
+                total=len(self._top),
+            )
+        parts = _CONTAINER_SPLIT.split(q)
+        scopes = [p.strip() for p in parts[:-1] if p.strip()]
+        name = parts[-1].strip()
+        if scopes:
+            result = self._match(name, scopes, limit)
+            if result.total:
+                return result
+        elif len(parts) > 1 and name:
+            return self._match(name, [], limit)  # ".foo" means "foo"
+        return self._match(q, [], limit)
+
+    def _match(self, name: str, scopes: Sequence[str], limit: int) -> MatchResult:
+        if scopes:
+            layout = self._scoped_layout()
+            chars = _letters("".join(s.lower() for s in scopes))
+            sub = _subsequence(chars, "\n" + _SCOPE_SEP, leading=True)
+            # The container must match inside the container or inside the qualified prefix,
+            # not straddle both.
+            suffix = (
+                f"[^\n{_SCOPE_END}]*+{_SCOPE_END}(?:{sub}|[^\n{_SCOPE_SEP}]*+{_SCOPE_SEP}{sub})"
+            )
+        else:
+            layout = self._plain
+            suffix = ""
+
+        def compile_(body: str) -> re.Pattern[str]:
+            return re.compile(f"{body}{suffix}[^\n]*")
+
+        lowered = name.lower()
+        smart = lowered != name
+        specs: list[_TierSpec] = []
+        for tier in TIERS if name else (PREFIX,):  # empty name after a container: all members
+            body = _tier_body(tier, lowered, layout.stop, layout.end)
+            if body is None:
+                continue
+            words = tier == WORD
+            sensitive = None
+            if smart or tier == EXACT:
+                sensitive_body = _tier_body(tier, name, layout.stop, layout.end)
+                assert sensitive_body is not None
+                sensitive = compile_(sensitive_body)
+            specs.append(
+                _TierSpec(
+                    tier,
+                    compile_(body),
+                    layout.marked_lower if words else layout.lower,
+                    sensitive,
+                    layout.marked_orig if words else layout.orig,
+                    case_free=not smart and tier != EXACT,
+                )
+            )
+        # Every tier is a subset of the last one, so its matches are all the candidates.
+        # When they are few, classifying each is cheaper than a full scan per tier.
+        candidates: list[int] = []
+        if specs[-1].lines.scan(specs[-1].pattern, _FEW, set(), candidates):
+            chosen = sorted(_classify(i, specs) for i in candidates)
+            return self._result(chosen[:limit], len(candidates))
+        return self._by_tier_scans(specs, limit, compile_, name, layout)
+
+    def _by_tier_scans(
+        self,
+        specs: Sequence[_TierSpec],
+        limit: int,
+        compile_: Callable[[str], re.Pattern[str]],
+        name: str,
+        layout: _Layout,
+    ) -> MatchResult:
+        """Fill the result tier by tier, each scan stopping once the list is full; lines come
+        out in tie-break order, so nothing needs sorting."""
+        chosen: list[tuple[int, bool, int]] = []  # (tier index, case disagrees, line)
+        taken: set[int] = set()
+        complete = True
+        for spec in specs:
+            tier_index = TIERS.index(spec.tier)
+            if spec.sensitive is not None and spec.lines.any(spec.pattern):
+                agreeing: list[int] = []
+                spec.sensitive_lines.scan(spec.sensitive, limit - len(chosen), taken, agreeing)
+                chosen.extend((tier_index, False, i) for i in agreeing)
+            other: list[int] = []
+            done = spec.lines.scan(spec.pattern, limit - len(chosen), taken, other)
+            chosen.extend((tier_index, not spec.case_free, i) for i in other)
+            if not done:
+                complete = False
+                break
+        total = len(chosen)
+        if not complete:
+            counter = compile_(_subsequence(_letters(name.lower()), layout.stop) if name else "\n")
+            total = max(total, layout.lower.count(counter))
+        return self._result(chosen, total)
+
+    def _result(self, chosen: Sequence[tuple[int, bool, int]], total: int) -> MatchResult:
+        items = []
+        for tier_index, case_differs, i in chosen:
+            tier = TIERS[tier_index]
+            score = _TIER_SCORE[tier] - (_CASE_PENALTY if case_differs else 0.0)
+            items.append(SymbolMatch(self._rows[i], tier, score))
+        return MatchResult(items, total)
+
+
+@dataclass(frozen=True, slots=True)
+class _TierSpec:
+    tier: str
+    pattern: re.Pattern[str]  # case-insensitive, over `lines`
+    lines: _Lines
+    sensitive: re.Pattern[str] | None  # case-agreeing variant, when case ranks in this tier
+    sensitive_lines: _Lines
+    case_free: bool  # case never ranks in this tier
+
+
+def _classify(i: int, specs: Sequence[_TierSpec]) -> tuple[int, bool, int]:
+    """(tier index, case disagrees, line) of one candidate line: the sort key of a match."""
+    for spec in specs:
+        lines = spec.lines
+        if spec.pattern.search(lines.text, lines.starts[i] - 1, lines.starts[i + 1]):
+            tier_index = TIERS.index(spec.tier)
+            if spec.sensitive is None:
+                return tier_index, not spec.case_free, i
+            exact = spec.sensitive_lines
+            agrees = spec.sensitive.search(exact.text, exact.starts[i] - 1, exact.starts[i + 1])
+            return tier_index, agrees is None, i
+    raise AssertionError("a candidate matches the last tier by construction")
+
+
+class SymbolIndex:
+    """A `SymbolMatcher` kept in step with a `Store`.
+
+    The matcher is rebuilt lazily, on the first query after a committed write batch changed
+    the store's lexical version, so indexing bursts cost one rebuild rather than one per
+    batch. One version check per query keeps the staleness window to a single request.
+    """
+
+    def __init__(self, store: Store, version: Callable[[], int] | None = None) -> None:
+        self._store = store
+        self._version = version or store.lexical_version
+        self._lock = threading.Lock()
+        self._matcher: SymbolMatcher | None = None
+        self._loaded_version: int | None = None
+        self.reloads = 0
+
+    def matcher(self) -> SymbolMatcher:
+        """The current matcher, rebuilt first if the store moved on. Concurrent callers wait
+        for one rebuild instead of each starting their own."""
+        version = self._version()
+        with self._lock:
+            if self._matcher is None or version != self._loaded_version:
+                # Read the version before the rows: a write landing in between bumps the
+                # version again, so the next call reloads rather than keeping stale rows.
+                self._matcher = SymbolMatcher(self._store.all_symbols())
+                self._loaded_version = version
+                self.reloads += 1
+            return self._matcher
+
+    def match(self, query: str, limit: int = 100) -> MatchResult:
+        return self.matcher().match(query, limit)

@@ -1,0 +1,77 @@
+"""`kebab eval`: metric arithmetic, deterministic query sets, and a smoke run on the fixture."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kebab_lsp.workspace import Workspace
+from search.evaluation import (
+    Target,
+    aggregate,
+    blank_docs,
+    first_sentence,
+    fuzzy_forms,
+    generate,
+    percentile,
+    score_ranking,
+)
+
+
+def test_score_ranking_by_hand() -> None:
+    targets = [Target("a.py", 10, 20)]
+    assert score_ranking([("b.py", 1), ("a.py", 12)], targets) == (0.5, 0.0, 1.0, 1.0, 1.0)
+    assert score_ranking([("a.py", 10)], targets) == (1.0, 1.0, 1.0, 1.0, 1.0)
+    assert score_ranking([("a.py", 30)], targets) == (0.0, 0.0, 0.0, 0.0, 0.0)
+    far = [("x.py", 0)] * 11 + [("a.py", 15)]
+    assert score_ranking(far, targets) == (0.0, 0.0, 0.0, 1.0, 1.0)
+    files = [Target("a.py"), Target("b.py")]
+    rr, h1, h5, r20, r50 = score_ranking([("b.py", 3), ("c.py", 0)], files)
+    assert (rr, h1, h5, r20, r50) == (1.0, 1.0, 1.0, 0.5, 0.5)
+
+
+def test_aggregate_and_percentile() -> None:
+    scores = aggregate([(1.0, 1.0, 1.0, 1.0, 1.0), (0.5, 0.0, 1.0, 0.5, 1.0)], [1.0, 3.0])
+    assert (scores.mrr10, scores.hit1, scores.hit5, scores.recall20) == (0.75, 0.5, 1.0, 0.75)
+    assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.0
+    assert percentile([1.0, 2.0, 3.0, 4.0], 95) == 4.0
+    assert percentile([], 50) == 0.0
+
+
+def test_query_helpers() -> None:
+    assert fuzzy_forms("getUserById") == ["gubi", "etuse"]
+    assert first_sentence("Return the user. More text.") == "Return the user."
+    text = 'def f():\n    """Return the user."""\n'
+    blanked = blank_docs(text, ["Return the user."])
+    assert blanked.count("\n") == text.count("\n") and "Return" not in blanked
+    assert len(blanked) == len(text)
+
+
+def test_same_seed_same_sets(workspace: Workspace) -> None:
+    symbols, files = workspace.store.all_symbols(), workspace.store.file_texts()
+    first = generate(symbols, files, seed=3)
+    assert first == generate(symbols, files, seed=3)
+    sets = {q.set for q in first}
+    assert sets == {"name", "fuzzy", "nl", "exact"}
+    assert all(not q.targets[0].path.startswith("tests/") for q in first if q.set != "exact")
+    names = {q.text for q in first if q.set == "name"}
+    assert "get_user_by_id" in names
+
+
+@pytest.mark.timeout(300)
+def test_eval_smoke_run(sample_repo: Path, index_root: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "kebab_lsp.cli", "eval", str(sample_repo), "--json"],
+        capture_output=True, text=True, check=False, timeout=280,
+    )
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert set(report["sets"]) == {"name", "fuzzy", "nl", "exact", "nl_blanked"}
+    assert set(report["sets"]["name"]) == {"lexical", "vector", "hybrid", "auto",
+                                           "workspace_symbol"}
+    assert report["sets"]["exact"]["lexical"]["recall@50"] == 1.0
+    assert report["sets"]["name"]["workspace_symbol"]["hit@1"] == 1.0
