@@ -87,6 +87,9 @@ class Workspace:
         summary = vindex.sync(**kwargs)  # type: ignore[arg-type]
         if not summary.cancelled:
             self.store.set_meta("vector_synced_lexical_version", str(version))
+        current = vindex.version()
+        if current is not None:
+            self.store.set_meta("vector_version", str(current))
         return summary
 
     def disable_vectors(self, reason: str) -> None:

@@ -246,20 +246,24 @@ class Searcher:
             "files": stats.files,
             "building": building,
         }
-        vindex = self._vectors()
-        if vindex is not None:
+        synced = self.store.meta_value("vector_synced_lexical_version")
+        stored_version = self.store.meta_value("vector_version")
+        meta.index["vector_version"] = int(stored_version) if stored_version else None
+        meta.index["vector_lexical_version"] = int(synced) if synced else None
+        vindex = self._vectors() if plan in ("vector", "hybrid") else None
+        if vindex is not None:  # only vector answers pay for a live look at the vector store
             meta.index["vector_version"] = vindex.version()
-            synced = self.store.meta_value("vector_synced_lexical_version")
             have, total = vindex.coverage(stats.chunks)
             meta.index["embedded"] = {"chunks": have, "total": total}
-            if plan in ("vector", "hybrid"):
-                if have < total:
-                    pct = 100.0 * have / total if total else 100.0
-                    meta.warnings.append(
-                        f"embeddings cover {pct:.1f}% of chunks ({have}/{total}); vector "
-                        "recall is incomplete")
-                elif synced != str(stats.lexical_version):
-                    meta.warnings.append("the vector index is stale: it lags the lexical index")
+            if have < total:
+                pct = 100.0 * have / total if total else 100.0
+                meta.warnings.append(
+                    f"embeddings cover {pct:.1f}% of chunks ({have}/{total}); vector "
+                    "recall is incomplete")
+            elif synced != str(stats.lexical_version):
+                meta.warnings.append(
+                    "the vector index is stale: it was built from lexical version "
+                    f"{synced}, the lexical index is at {stats.lexical_version}")
         if building:
             meta.recall["complete"] = False
             meta.recall["ranking_scope"] = "unknown"
