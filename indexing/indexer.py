@@ -9,6 +9,7 @@ through the store's single writer, one transaction per batch.
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -236,7 +237,10 @@ class Indexer:
             return
         pool: Executor | None = None
         if total >= POOL_THRESHOLD and self.workers > 1:
-            pool = ProcessPoolExecutor(max_workers=self.workers)
+            # spawn, not fork: the server runs threads (event loop, writer), and forking a
+            # threaded process can copy a held lock into the child and hang it.
+            pool = ProcessPoolExecutor(max_workers=self.workers,
+                                       mp_context=multiprocessing.get_context("spawn"))
         try:
             results: Iterable[FileWrite] = (
                 pool.map(build_write, work, chunksize=8) if pool else map(build_write, work)

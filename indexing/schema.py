@@ -7,7 +7,7 @@ which is cheaper and safer than migrating an index that can always be rebuilt fr
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
 # order of `chunks_fts`: names, parts, path, body).
@@ -70,6 +70,8 @@ CREATE TABLE IF NOT EXISTS chunks(
     text_hash TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+-- Without it, deleting a symbol scans every chunk for the ON DELETE SET NULL reference.
+CREATE INDEX IF NOT EXISTS chunks_symbol ON chunks(symbol_id);
 CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks(text_hash);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     names, parts, path, body,
