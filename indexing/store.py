@@ -478,7 +478,7 @@ class Store:
                 f"SELECT rowid, {rank_sql} AS r FROM chunks_fts WHERE chunks_fts MATCH ? "
                 f"AND {rank_sql} <= ? ORDER BY r", (expr, boundary)) if rid not in excluded]
         rank_of = dict(ranked)
-        rows = []
+        rows: list[ChunkRow] = []
         ids = list(rank_of)
         for start in range(0, len(ids), 500):
             part = ids[start : start + 500]

@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from lsprotocol import types as lsp
+
 from indexing.records import Span
 from search.types import Hit, Meta, Retrieval, SearchResult
 
@@ -30,6 +32,17 @@ def span_range(span: Span) -> dict[str, Any]:
 
 def location(root: str | Path, rel_path: str, span: Span) -> dict[str, Any]:
     return {"uri": path_uri(root, rel_path), "range": span_range(span)}
+
+
+def lsp_location(root: str | Path, rel_path: str, span: Span) -> lsp.Location:
+    """The same citation as `location`, typed for handlers that return lsprotocol objects."""
+    return lsp.Location(
+        uri=path_uri(root, rel_path),
+        range=lsp.Range(
+            start=lsp.Position(line=span.start_line, character=span.start_col),
+            end=lsp.Position(line=span.end_line, character=span.end_col),
+        ),
+    )
 
 
 def retrieval_wire(r: Retrieval) -> dict[str, Any]:
