@@ -7,7 +7,7 @@ which is cheaper and safer than migrating an index that can always be rebuilt fr
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
 # order of `chunks_fts`: names, parts, path, body).
@@ -83,6 +83,13 @@ CREATE VIRTUAL TABLE IF NOT EXISTS text_trigram USING fts5(
     tokenize="trigram case_sensitive 1",
     content='', contentless_delete=1
 );
+-- Which paths each write batch touched, so in-memory caches (the symbol matcher) can patch
+-- themselves instead of reloading everything; old entries are pruned below `changes_floor`.
+CREATE TABLE IF NOT EXISTS changes(
+    version INTEGER NOT NULL,
+    path TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS changes_version ON changes(version);
 CREATE TABLE IF NOT EXISTS embed_cache(
     model TEXT NOT NULL,
     text_hash TEXT NOT NULL,

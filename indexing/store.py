@@ -27,6 +27,7 @@ from indexing.schema import DDL, FTS_WEIGHTS, SCHEMA_VERSION
 from indexing.text import identifier_parts
 
 DB_NAME = "index.sqlite3"
+CHANGES_KEEP = 1000  # write batches of path history kept for incremental cache updates
 
 
 class StoreError(Exception):
@@ -198,6 +199,7 @@ class Store:
         self.rebuilt_reason: str | None = None
         self._local = threading.local()
         self._write_lock = threading.RLock()
+        self._batch_paths: set[str] = set()
         index_dir.mkdir(parents=True, exist_ok=True)
         self._open_or_rebuild()
 
@@ -277,10 +279,20 @@ class Store:
     def batch(self) -> Iterator[None]:
         """One transaction for many file writes: all of a batch lands, or none of it."""
         with self._write_lock, self.conn:
+            self._batch_paths.clear()
             yield
             self.conn.execute(
                 "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='lexical_version'"
             )
+            version = self.lexical_version()
+            self.conn.executemany("INSERT INTO changes(version, path) VALUES (?,?)",
+                                  [(version, p) for p in sorted(self._batch_paths)])
+            if version % CHANGES_KEEP == 0:
+                floor = version - CHANGES_KEEP
+                self.conn.execute("DELETE FROM changes WHERE version <= ?", (floor,))
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('changes_floor', ?)",
+                    (str(floor),))
             self.conn.execute(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('last_update', ?)",
                 (repr(time.time()),),
@@ -289,6 +301,7 @@ class Store:
     def write_file(self, write: FileWrite) -> list[str]:
         """Replace one file's rows; returns the chunk ids it had before (for vector cleanup).
         Must run inside `batch()`."""
+        self._batch_paths.add(write.path)
         old_ids = self._delete_rows(write.path)
         conn = self.conn
         conn.execute(
@@ -368,6 +381,7 @@ class Store:
 
     def delete_file(self, path: str) -> list[str]:
         """Drop a file's rows; returns its chunk ids. Must run inside `batch()`."""
+        self._batch_paths.add(path)
         return self._delete_rows(path)
 
     def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
@@ -384,6 +398,7 @@ class Store:
         row = conn.execute("SELECT id FROM files WHERE path=?", (old,)).fetchone()
         if row is None:
             return {}
+        self._batch_paths.update((old, new))
         file_id = row[0]
         conn.execute(
             "UPDATE files SET path=?, size=?, mtime_ns=? WHERE id=?", (new, size, mtime_ns, file_id)
@@ -580,6 +595,27 @@ class Store:
             "JOIN files f ON f.id = s.file_id ORDER BY f.path, s.ord"
         ).fetchall()
         return [SymbolRow(r[0], r[1], bool(r[2]), _symbol_from(r[3:])) for r in rows]
+
+    def symbols_in(self, paths: Iterable[str]) -> list[SymbolRow]:
+        wanted = sorted(set(paths))
+        out: list[SymbolRow] = []
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            out.extend(SymbolRow(r[0], r[1], bool(r[2]), _symbol_from(r[3:])) for r in
+                       self.conn.execute(
+                           f"SELECT s.id, f.path, f.is_test, {_SYMBOL_COLUMNS} FROM symbols s "
+                           "JOIN files f ON f.id = s.file_id WHERE f.path IN "
+                           f"({','.join('?' * len(part))}) ORDER BY f.path, s.ord", part))
+        return out
+
+    def changed_paths_since(self, version: int) -> set[str] | None:
+        """Paths written, deleted or renamed after `version`; None when the log no longer
+        reaches back that far (the caller must reload everything)."""
+        floor = int(self.meta_value("changes_floor") or 0)
+        if version < floor:
+            return None
+        return {r[0] for r in self.conn.execute(
+            "SELECT DISTINCT path FROM changes WHERE version > ?", (version,))}
 
     # -- embeddings: sources and the vector cache ------------------------------------------
 

@@ -283,6 +283,9 @@ class SymbolMatcher:
 
     def __init__(self, rows: Sequence[SymbolRow]) -> None:
         self._rows = sorted(rows, key=_base_key)
+        self.rows_per_path: dict[str, int] = {}
+        for row in self._rows:
+            self.rows_per_path[row.path] = self.rows_per_path.get(row.path, 0) + 1
         self._names = [_clean(r.symbol.name) for r in self._rows]
         self._words = [_words_in_case(n) for n in self._names]
         self._plain = self._layout([""] * len(self._rows), "\n", "\n")
@@ -326,7 +329,7 @@ class SymbolMatcher:
         top = [
             i
             for i, r in enumerate(rows)
-            if not r.is_test and not r.symbol.container and r.symbol.kind in _TOP_KINDS
+            if _is_top(r)
         ]
         if top:
             return sorted(top, key=key)
@@ -469,33 +472,84 @@ def _classify(i: int, specs: Sequence[_TierSpec]) -> tuple[int, bool, int]:
 
 
 class SymbolIndex:
-    """A `SymbolMatcher` kept in step with a `Store`.
+    """A `SymbolMatcher` kept in step with a `Store`, cheaply.
 
-    The matcher is rebuilt lazily, on the first query after a committed write batch changed
-    the store's lexical version, so indexing bursts cost one rebuild rather than one per
-    batch. One version check per query keeps the staleness window to a single request.
+    A full build costs about a second at 50k symbols, far too much after every save. So the
+    index keeps a base matcher and, after writes, a small delta matcher over just the files
+    the store's change log names; base rows from those files are dropped from answers, and the
+    two ordered answers are merged. The base is rebuilt only when the delta grows large or the
+    change log no longer reaches back to it. Answers are the same as a full rebuild's.
     """
 
-    def __init__(self, store: Store, version: Callable[[], int] | None = None) -> None:
+    def __init__(self, store: Store, version: Callable[[], int] | None = None,
+                 max_delta_paths: int = 256) -> None:
         self._store = store
         self._version = version or store.lexical_version
+        self._max_delta_paths = max_delta_paths
         self._lock = threading.Lock()
-        self._matcher: SymbolMatcher | None = None
-        self._loaded_version: int | None = None
+        self._state: _IndexState | None = None
         self.reloads = 0
 
-    def matcher(self) -> SymbolMatcher:
-        """The current matcher, rebuilt first if the store moved on. Concurrent callers wait
-        for one rebuild instead of each starting their own."""
+    def _current(self) -> _IndexState:
         version = self._version()
         with self._lock:
-            if self._matcher is None or version != self._loaded_version:
+            state = self._state
+            if state is not None and state.version == version:
+                return state
+            paths = None if state is None else self._store.changed_paths_since(state.base_version)
+            if state is None or paths is None or len(paths) > self._max_delta_paths:
                 # Read the version before the rows: a write landing in between bumps the
-                # version again, so the next call reloads rather than keeping stale rows.
-                self._matcher = SymbolMatcher(self._store.all_symbols())
-                self._loaded_version = version
+                # version again, so the next call catches up rather than keeping stale rows.
+                base = SymbolMatcher(self._store.all_symbols())
+                state = _IndexState(base, version, version, None, frozenset(), 0)
                 self.reloads += 1
-            return self._matcher
+            else:
+                delta = SymbolMatcher(self._store.symbols_in(paths))
+                hidden = sum(state.base.rows_per_path.get(p, 0) for p in paths)
+                state = _IndexState(state.base, state.base_version, version, delta,
+                                    frozenset(paths), hidden)
+            self._state = state
+            return state
+
+    def matcher(self) -> SymbolMatcher:
+        """The base matcher (for callers that need no freshness guarantee)."""
+        return self._current().base
 
     def match(self, query: str, limit: int = 100) -> MatchResult:
-        return self.matcher().match(query, limit)
+        state = self._current()
+        if state.delta is None:
+            return state.base.match(query, limit)
+        base = state.base.match(query, limit + state.hidden)
+        kept = [m for m in base.items if m.row.path not in state.stale_paths]
+        fresh = state.delta.match(query, limit)
+        if not query.strip() and any(_is_top(m.row) for m in kept):
+            # A few changed files may hold no top-level types, and then the delta's listing
+            # falls back to every symbol; the whole workspace's listing does not.
+            fresh = MatchResult([m for m in fresh.items if _is_top(m.row)], fresh.total)
+        merged = sorted(kept + fresh.items, key=_merge_key)[:limit]
+        total = base.total - (len(base.items) - len(kept)) + fresh.total
+        return MatchResult(merged, total, total_is_lower_bound=base.total_is_lower_bound)
+
+
+@dataclass(frozen=True, slots=True)
+class _IndexState:
+    base: SymbolMatcher
+    base_version: int
+    version: int
+    delta: SymbolMatcher | None
+    stale_paths: frozenset[str]
+    hidden: int  # base rows in stale paths: over-fetch this many so none of the rest is lost
+
+
+def _is_top(row: SymbolRow) -> bool:
+    return not row.is_test and not row.symbol.container and row.symbol.kind in _TOP_KINDS
+
+
+def _merge_key(m: SymbolMatch) -> tuple[float, tuple[object, ...]]:
+    """The matcher's own order: tier and case agreement (the score), then the tie-break key
+    (the empty-query listing has its own)."""
+    sym = m.row.symbol
+    if m.tier == "top":
+        return (-m.score, (m.row.is_test, kind_rank(sym.kind), m.row.path,
+                           sym.range.start_line, m.row.id))
+    return (-m.score, _base_key(m.row))

@@ -353,6 +353,38 @@ def test_index_reloads_when_the_store_changes(tmp_path: Path) -> None:
             store, "b.py", [Symbol("fetchAll", SymbolKind.FUNCTION, None, "fetchAll", span, span)]
         )
         assert names(index.match("fetch")) == ["fetchAll", "fetch_user"]
-        assert index.reloads == reloads + 1
+        assert index.reloads == reloads  # patched with a delta over b.py, not rebuilt
     finally:
         store.close()
+
+
+def test_incremental_index_answers_like_a_full_rebuild(tmp_path: Path) -> None:
+    """After saves, the base+delta answer must equal a fresh matcher's, for every query."""
+    import shutil
+
+    from kebab_lsp.workspace import Workspace, WorkspaceOptions
+
+    root = tmp_path / "repo"
+    shutil.copytree(Path(__file__).parent.parent / "fixtures" / "sample_repo", root)
+    ws = Workspace(root, WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1))
+    ws.indexer.index()
+    index = SymbolIndex(ws.store)
+    queries = ["", "user", "get", "gubi", "UserStore.get", "Handler", "u", "id", "Guide"]
+    before = {q: index.match(q, 5) for q in queries}
+    store_py = root / "src/users/store.py"
+    store_py.write_text(store_py.read_text().replace("def add_user", "def insert_user"))
+    (root / "web/api.ts").unlink()
+    (root / "extra.py").write_text("class UserCache:\n    def get_user(self):\n        pass\n")
+    ws.indexer.update_paths([store_py, root / "web/api.ts", root / "extra.py"])
+    reloads = index.reloads
+    for q in queries:
+        got = index.match(q, 5)
+        want = SymbolMatcher(ws.store.all_symbols()).match(q, 5)
+        assert [(m.row.path, m.row.symbol.qualified_name, m.tier) for m in got.items] == [
+            (m.row.path, m.row.symbol.qualified_name, m.tier) for m in want.items], q
+        assert got.total == want.total, q
+    assert index.reloads == reloads  # patched with a delta, not rebuilt
+    assert before[""].items  # sanity: the listing was not empty to begin with
+    names = [m.row.symbol.name for m in index.match("insert_user", 5).items]
+    assert names == ["insert_user"] and not index.match("add_user", 5).items
+    ws.close()
