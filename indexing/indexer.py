@@ -86,6 +86,16 @@ class _Work:
     is_new: bool
 
 
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """forkserver, not fork: the server runs threads (event loop, writer, embedder), and
+    forking a threaded process can copy a lock some thread holds into the child and hang it
+    (seen: a first index stuck at 0/120). The fork server is a clean single-threaded process;
+    preloading this module there keeps each worker's start cheap."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["indexing.indexer"])
+    return ctx
+
+
 def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
@@ -237,10 +247,7 @@ class Indexer:
             return
         pool: Executor | None = None
         if total >= POOL_THRESHOLD and self.workers > 1:
-            # spawn, not fork: the server runs threads (event loop, writer), and forking a
-            # threaded process can copy a held lock into the child and hang it.
-            pool = ProcessPoolExecutor(max_workers=self.workers,
-                                       mp_context=multiprocessing.get_context("spawn"))
+            pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=_pool_context())
         try:
             results: Iterable[FileWrite] = (
                 pool.map(build_write, work, chunksize=8) if pool else map(build_write, work)

@@ -24,7 +24,7 @@ from indexing.store import EmbeddingSource, Store, text_hash
 from indexing.vectors import VectorRow, VectorStore, VectorStoreUnavailable
 
 EMBED_BATCH = 64
-WRITE_BATCH = 512
+WRITE_BATCH = 128  # also how often a running sync checks whether to stop
 HEADER_CHARS = 300
 EMBED_TEXT_CHARS = 2000  # the model reads ~128 tokens; more text only costs tokenization
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +13,16 @@ import pytest
 from kebab_lsp.workspace import Workspace, WorkspaceOptions
 
 FIXTURES = Path(__file__).parent / "fixtures"
+OFFLINE_GUARD = Path(__file__).parent / "offline_guard"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Block the network for this process and every Python subprocess the tests start."""
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(OFFLINE_GUARD), os.environ.get("PYTHONPATH")) if p)
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    sys.path.insert(0, str(OFFLINE_GUARD))
+    import sitecustomize  # noqa: F401  (the guard installs itself on import)
 
 
 @pytest.fixture

@@ -1,0 +1,74 @@
+"""Merging one search's results from several workspace folders into one answer.
+
+Each folder has its own index and its own `Searcher`, so a multi-root search is N answers that
+must become one: hits by score (ties by folder order, then each folder's own rank, so the
+output is deterministic), and metadata that never claims more than every part can back
+(complete only if all parts are, `lower_bound` if any count is).
+
+This works on `search.types` values only, no protocol types; it would sit as well in `search/`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from indexing.schema import SCHEMA_VERSION
+from search.types import Hit, Meta, SearchResult
+
+_SCOPE_ORDER = ("all_matches", "candidate_window", "unknown")
+
+
+def merge_results(results: Sequence[SearchResult], k: int, mode: str) -> SearchResult:
+    if not results:
+        meta = Meta(mode=mode)
+        meta.index = {"schema_version": SCHEMA_VERSION, "lexical_version": 0, "files": 0,
+                      "building": False}
+        meta.timing = {"total_ms": 0.0}
+        meta.warnings.append("no workspace folder is open: nothing to search")
+        return SearchResult(hits=[], meta=meta)
+    if len(results) == 1:
+        return results[0]
+    ranked: list[tuple[float, int, int, Hit]] = []
+    for folder_index, result in enumerate(results):
+        for rank, hit in enumerate(result.hits):
+            ranked.append((-hit.score, folder_index, rank, hit))
+    ranked.sort(key=lambda item: item[:3])
+    hits = [item[3] for item in ranked[:k]]
+    return SearchResult(hits=hits, meta=merge_meta([r.meta for r in results], len(hits)))
+
+
+def merge_meta(metas: Sequence[Meta], shown: int) -> Meta:
+    first = metas[0]
+    meta = Meta(mode=first.mode, intent=first.intent)
+    meta.total_matches = sum(m.total_matches for m in metas)
+    lower = any(m.count_accuracy != "exact" for m in metas)
+    meta.count_accuracy = "lower_bound" if lower else "exact"
+    scopes = [str(m.recall.get("ranking_scope", "unknown")) for m in metas]
+    meta.recall = {
+        **first.recall,
+        "complete": all(bool(m.recall.get("complete", False)) for m in metas),
+        "ranking_scope": max(scopes, key=lambda s: _SCOPE_ORDER.index(s)
+                             if s in _SCOPE_ORDER else len(_SCOPE_ORDER)),
+        "truncated": meta.total_matches > shown or any(
+            bool(m.recall.get("truncated", False)) for m in metas),
+    }
+    kinds = {m.score.get("kind") for m in metas}
+    meta.score = dict(first.score) if len(kinds) == 1 else {
+        "kind": "mixed", "direction": "higher_is_better"}
+    meta.index = {
+        **first.index,
+        "files": sum(int(m.index.get("files", 0) or 0) for m in metas),
+        # A change counter, not a version of any one index: it moves when any folder's does.
+        "lexical_version": sum(int(m.index.get("lexical_version", 0) or 0) for m in metas),
+        "building": any(bool(m.index.get("building", False)) for m in metas),
+        "folders": len(metas),
+    }
+    plans = list(dict.fromkeys(m.query_plan for m in metas if m.query_plan))
+    meta.query_plan = " | ".join(plans)
+    meta.warnings = list(dict.fromkeys(w for m in metas for w in m.warnings))
+    timing: dict[str, float] = {}
+    for m in metas:
+        for key, value in m.timing.items():
+            timing[key] = round(timing.get(key, 0.0) + value, 3)
+    meta.timing = timing
+    return meta

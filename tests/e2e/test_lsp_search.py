@@ -1,0 +1,217 @@
+"""kebab/search end to end: filters, the published schema, bad params, cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_support import (
+    FILES,
+    Session,
+    StartFn,
+    big_tree,
+    load_schema,
+    position,
+    to_json,
+    write_tree,
+)
+from jsonschema import Draft202012Validator
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
+
+VALIDATOR = Draft202012Validator(load_schema())
+
+
+def valid(result: dict[str, Any]) -> dict[str, Any]:
+    errors = sorted(VALIDATOR.iter_errors(result), key=lambda e: list(e.path))
+    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
+    return result
+
+
+async def ready(start_server: StartFn, folders: list[Path], **kwargs: Any) -> Session:
+    session = await start_server(folders, **kwargs)
+    await session.wait_idle()
+    return session
+
+
+def test_schema_is_valid_and_shipped() -> None:
+    Draft202012Validator.check_schema(load_schema())
+
+
+async def test_search_with_filters(start_server: StartFn, workspace: Path) -> None:
+    s = await ready(start_server, [workspace])
+
+    top = valid(await s.search({"query": "getUserById", "mode": "lexical", "explain": True}))
+    hit = top["hits"][0]
+    assert hit["path"] == "web/api.ts"
+    assert hit["location"]["uri"] == (workspace / "web/api.ts").resolve().as_uri()
+    start = position("web/api.ts", "getUserById")
+    assert (hit["location"]["range"]["start"]["line"],
+            hit["location"]["range"]["start"]["character"]) == start
+    assert hit["symbol"] == "getUserById" and hit["kind"] == "function"
+    assert hit["retrieval"]["method"] == "lexical" and hit["retrieval"]["lexical_rank"] == 1
+    assert top["meta"]["index"]["building"] is False
+
+    plain = valid(await s.search({"query": "getUserById", "mode": "lexical"}))
+    assert "retrieval" not in plain["hits"][0]
+
+    python = valid(await s.search({"query": "user", "filters": {"lang": "python"}, "k": 50}))
+    assert python["hits"] and {h["lang"] for h in python["hits"]} == {"python"}
+
+    several = valid(await s.search({"query": "user server",
+                                    "filters": {"lang": ["go", "typescript"]}}))
+    assert several["hits"] and {h["lang"] for h in several["hits"]} <= {"go", "typescript"}
+
+    globbed = valid(await s.search({"query": "user", "filters": {"path_glob": "web/**"}}))
+    assert globbed["hits"] and {h["path"] for h in globbed["hits"]} == {"web/api.ts"}
+
+    kinds = valid(await s.search({"query": "user",
+                                  "filters": {"kind": ["class", "interface"]}}))
+    assert {(h["symbol"], h["kind"]) for h in kinds["hits"]} == {
+        ("UserService", "class"), ("User", "interface")}
+
+    prose = valid(await s.search({"query": "retry policy", "filters": {"lang": "markdown"}}))
+    assert {h["path"] for h in prose["hits"]} == {"docs/guide.md"}
+
+
+async def test_search_in_every_mode_explains_itself(start_server: StartFn,
+                                                    workspace: Path) -> None:
+    s = await ready(start_server, [workspace], init_options={"embed": True})
+    status = await s.wait_embedded()
+    assert status["folders"][0]["vectors"]["embedded"] > 0
+    query = "function that loads settings from a yml document"  # shares no word with it
+    methods = {"lexical": "lexical", "vector": "vector", "hybrid": "hybrid", "auto": "hybrid"}
+    for mode, method in methods.items():
+        answer = valid(await s.search({"query": query, "mode": mode, "explain": True}))
+        assert answer["meta"]["mode"] == mode
+        assert answer["hits"], mode
+        assert {h["retrieval"]["method"] for h in answer["hits"]} == {method}, mode
+        assert not any("embeddings cover" in w for w in answer["meta"]["warnings"]), mode
+    vector = valid(await s.search({"query": query, "mode": "vector", "k": 1}))
+    assert vector["hits"][0]["symbol"] == "parse_config"
+    hybrid = valid(await s.search({"query": query, "mode": "hybrid", "explain": True}))
+    assert "parse_config" in [h["symbol"] for h in hybrid["hits"][:3]]
+    assert hybrid["meta"]["intent"] == {"name": "hybrid", "rule": "mode set by request"}
+    auto = valid(await s.search({"query": query, "mode": "auto"}))
+    assert auto["meta"]["intent"] == {"name": "semantic", "rule": "natural language"}
+
+
+BAD_PARAMS: list[tuple[Any, str]] = [
+    ({}, "missing required param 'query'"),
+    ({"query": 42}, "'query' must be a string"),
+    ({"query": "user", "mode": "fuzzy"}, "unknown mode 'fuzzy'"),
+    ({"query": "user", "k": "ten"}, "'k' must be an integer"),
+    ({"query": "user", "k": 0}, "k must be between"),
+    ({"query": "user", "explain": "yes"}, "'explain' must be a boolean"),
+    ({"query": "user", "filters": {"path_glob": "src/[ab"}}, "unbalanced"),
+    ({"query": "user", "filters": {"lang": 3}}, "filters.lang must be"),
+    ({"query": "user", "filters": {"kind": "klass"}}, "unknown kind(s) 'klass'"),
+    ({"query": "user", "filters": {"colour": "red"}}, "unknown filter(s) 'colour'"),
+    ({"query": "user", "filters": "python"}, "'filters' must be an object"),
+    ({"query": "'foo AND'"}, "invalid FTS5 expression"),
+]
+
+
+async def test_bad_params_are_invalid_params(start_server: StartFn, workspace: Path) -> None:
+    s = await ready(start_server, [workspace])
+    for params, message in BAD_PARAMS:
+        with pytest.raises(JsonRpcInvalidParams) as caught:
+            await s.request("kebab/search", params)
+        assert caught.value.code == -32602
+        assert message in caught.value.message, (params, caught.value.message)
+    # The server is still up and answering.
+    assert valid(await s.search({"query": "user"}))["hits"]
+
+
+async def test_two_workspace_folders(
+    start_server: StartFn, workspace: Path, tmp_path: Path
+) -> None:
+    other = write_tree(tmp_path / "other", {
+        "billing/invoice.py": "class InvoiceBuilder:\n    def add_user_line(self):\n"
+                              "        return 1\n",
+    })
+    s = await ready(start_server, [workspace, other])
+    status = await s.status()
+    assert [f.root for f in status.folders] == [str(workspace.resolve()), str(other.resolve())]
+    assert [f.files for f in status.folders] == [len(FILES), 1]
+    assert len({f.index_dir for f in status.folders}) == 2
+
+    invoice = await s.symbols("InvoiceBuilder")
+    assert [x.location.uri for x in invoice] == [
+        (other / "billing/invoice.py").resolve().as_uri()]
+    merged = valid(await s.search({"query": "user", "k": 50}))
+    roots = {h["location"]["uri"].split("/ws/")[0] if "/ws/" in h["location"]["uri"]
+             else "other" for h in merged["hits"]}
+    assert len(roots) == 2  # hits from both folders
+    assert merged["meta"]["index"]["folders"] == 2
+    assert merged["meta"]["index"]["files"] == len(FILES) + 1
+    scores = [h["score"] for h in merged["hits"]]
+    assert scores == sorted(scores, reverse=True)
+
+    # Folders come and go.
+    s.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        event=types.WorkspaceFoldersChangeEvent(
+            added=[], removed=[types.WorkspaceFolder(uri=other.as_uri(), name="other")])))
+    assert await s.symbols("InvoiceBuilder") == []
+    s.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        event=types.WorkspaceFoldersChangeEvent(
+            added=[types.WorkspaceFolder(uri=other.as_uri(), name="other")], removed=[])))
+    await s.wait_idle()
+    assert [x.name for x in await s.symbols("InvoiceBuilder")] == ["InvoiceBuilder"]
+
+
+async def test_cancel_request(start_server: StartFn, tmp_path: Path) -> None:
+    # One worker: the index is parsed in-process, which is quicker than starting a pool.
+    s = await ready(start_server, [big_tree(tmp_path / "big", 40)],
+                    init_options={"workers": 1})
+    params = {"query": "payload retries", "mode": "lexical", "k": 500, "explain": True}
+    warm = valid(await s.search(params))
+    assert len(warm["hits"]) == 500
+
+    # A cancel can only win if it is read before the search finishes (about 20 ms here), so
+    # a busy machine may lose the race now and then: allow a few attempts. A server that does
+    # not honour cancellation never answers RequestCancelled and fails every attempt.
+    outcomes: list[str] = []
+    for attempt in range(8):
+        msg_id = f"to-cancel-{attempt}"
+        pending = asyncio.ensure_future(
+            s.client.protocol.send_request_async("kebab/search", params, msg_id=msg_id))
+        await asyncio.sleep(0)  # the request is on the wire
+        s.client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+        try:
+            answer = await pending
+        except JsonRpcRequestCancelled as exc:
+            assert exc.code == -32800
+            outcomes.append("cancelled")
+            break
+        assert len(valid(to_json(answer))["hits"]) == 500  # lost the race: a full answer
+        outcomes.append("answered")
+    assert outcomes[-1] == "cancelled", outcomes
+
+    # Still serving, and the same request still gives the same hits.
+    again = valid(to_json(await s.request("kebab/search", params)))
+    assert [h["id"] for h in again["hits"]] == [h["id"] for h in warm["hits"]]
+
+
+async def test_vector_table_deleted_under_a_running_server(start_server: StartFn,
+                                                           workspace: Path) -> None:
+    s = await ready(start_server, [workspace], init_options={"embed": True})
+    status = await s.wait_embedded()
+    vectors_dir = Path(status["folders"][0]["index_dir"]) / "vectors"
+    shutil.rmtree(vectors_dir)
+    answer = valid(await s.search({"query": "read the yaml config file",
+                                   "mode": "hybrid", "explain": True}))
+    assert answer["hits"] and {h["retrieval"]["method"] for h in answer["hits"]} == {"lexical"}
+    assert any("vector store unavailable" in w for w in answer["meta"]["warnings"])
+    # The next write makes the embedder sync, which rebuilds the table from the cache.
+    (workspace / "extra.py").write_text("def extra_helper():\n    return 1\n")
+    s.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=(workspace / "extra.py").as_uri(),
+                        type=types.FileChangeType.Created)]))
+    await s.wait_embedded()
+    again = valid(await s.search({"query": "read the yaml config file",
+                                  "mode": "hybrid", "explain": True}))
+    assert {h["retrieval"]["method"] for h in again["hits"]} == {"hybrid"}

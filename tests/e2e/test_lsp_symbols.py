@@ -1,0 +1,102 @@
+"""workspace/symbol end to end: exact URIs and ranges for every kind of query."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from e2e_support import Session, StartFn, range_of, span
+from lsprotocol import types
+
+
+def uri(root: Path, rel: str) -> str:
+    return (root / rel).resolve().as_uri()
+
+
+def names(symbols: list[types.SymbolInformation]) -> list[str]:
+    return [s.name for s in symbols]
+
+
+async def ready(start_server: StartFn, workspace: Path, **kwargs: object) -> Session:
+    session = await start_server([workspace], **kwargs)
+    await session.wait_idle()
+    return session
+
+
+async def test_exact_prefix_camel_initials(start_server: StartFn, workspace: Path) -> None:
+    s = await ready(start_server, workspace)
+
+    exact = await s.symbols("get_user_by_id")
+    top = exact[0]
+    assert top.name == "get_user_by_id"
+    assert top.kind == types.SymbolKind.Method
+    assert top.container_name == "UserService"
+    assert top.location.uri == uri(workspace, "app/users.py")
+    assert range_of(top.location) == span("app/users.py", "def get_user_by_id",
+                                          'return {"id": user_id}')
+    # The test file's function is a weaker (substring) match and a test: it comes last.
+    assert names(exact)[-1] == "test_get_user_by_id"
+
+    prefix = await s.symbols("parse_con")
+    assert prefix[0].name == "parse_config"
+    assert prefix[0].kind == types.SymbolKind.Function
+    assert prefix[0].location.uri == uri(workspace, "app/users.py")
+    assert range_of(prefix[0].location) == span("app/users.py", "def parse_config",
+                                                "return {}")
+
+    initials = await s.symbols("gubi")
+    assert initials[0].name == "getUserById"
+    assert initials[0].kind == types.SymbolKind.Function
+    assert initials[0].location.uri == uri(workspace, "web/api.ts")
+    assert range_of(initials[0].location) == span("web/api.ts", "function getUserById",
+                                                  'return { id, name: "x" };\n}')
+    assert "get_user_by_id" in names(initials)  # snake_case initials match too
+
+
+async def test_container_qualified_query(start_server: StartFn, workspace: Path) -> None:
+    s = await ready(start_server, workspace)
+    for query, expected_name in (("Greeter.greet", "Greeter.greet"),
+                                 ("Greeter::greet", "Greeter::greet")):
+        found = await s.symbols(query)
+        assert len(found) == 1, names(found)
+        # Qualified `name` so a client that fuzzy-filters on name keeps the answer.
+        assert found[0].name == expected_name
+        assert found[0].container_name == "Greeter"
+        assert found[0].kind == types.SymbolKind.Method
+        assert found[0].location.uri == uri(workspace, "web/api.ts")
+        assert range_of(found[0].location) == span("web/api.ts", "greet(name",
+                                                   'return "hello " + name;\n  }')
+    # The container filters: `greet` under another container does not match.
+    assert await s.symbols("UserService.greet") == []
+    go = await s.symbols("Server.Start")
+    assert [(x.name, x.container_name) for x in go] == [("Server.Start", "Server")]
+    assert go[0].location.uri == uri(workspace, "svc/server.go")
+
+
+async def test_empty_query_lists_top_symbols(start_server: StartFn, workspace: Path) -> None:
+    s = await ready(start_server, workspace)
+    top = await s.symbols("")
+    assert top, "an empty query must list the workspace's top symbols (Neovim pickers)"
+    listed = {(x.name, x.location.uri) for x in top}
+    assert ("UserService", uri(workspace, "app/users.py")) in listed
+    assert ("Greeter", uri(workspace, "web/api.ts")) in listed
+    assert ("Server", uri(workspace, "svc/server.go")) in listed
+    # Top-level definitions only, and nothing from the test file.
+    assert all(x.container_name is None for x in top)
+    assert not any("test_users" in x.location.uri for x in top)
+    greeter = next(x for x in top if x.name == "Greeter")
+    assert range_of(greeter.location) == span("web/api.ts", "class Greeter",
+                                              'return "hello " + name;\n  }\n}')
+
+
+async def test_cap_and_partial_results(start_server: StartFn, workspace: Path) -> None:
+    s = await ready(start_server, workspace, init_options={"symbolLimit": 2})
+    capped = await s.symbols("e")  # matches many symbols as a subsequence
+    assert len(capped) == 2
+
+    token = "partial-1"
+    result = await s.client.workspace_symbol_async(
+        types.WorkspaceSymbolParams(query="user", partial_result_token=token))
+    assert result == []  # everything went out as partial results
+    partial = s.recorder.partial[token]
+    assert [p["name"] for p in partial] == names(await s.symbols("user"))
+    assert all(p["location"]["uri"].startswith("file://") for p in partial)
