@@ -269,6 +269,7 @@ class IndexService:
                 self._check_stop(folder)
                 folder.progress = (done, total)
                 sink.report(done, total)
+                self._apply_other_folders_events(folder)
 
             try:
                 summary = folder.workspace.indexer.index(progress=progress, rebuild=job.rebuild)
@@ -289,6 +290,30 @@ class IndexService:
                     folder.queued_scans = 0
                     folder.workspace.building = False
                     folder.progress = None
+
+    def _apply_other_folders_events(self, scanning: Folder) -> None:
+        """Called between write batches of one folder's scan: due file events of *other*
+        folders are applied now, so a save there does not wait for the whole scan. Events of
+        the scanning folder stay queued; applying them mid-scan could be overwritten by the
+        scan's older read of the same file."""
+        with self._cond:
+            pending = self._pending
+            now = time.monotonic()
+            due = min(pending.last_at + self.debounce_s, pending.first_at + MAX_DELAY_S)
+            if not pending.events or now < due:
+                return
+
+            def mine(e: _Event) -> bool:
+                return scanning.owns(e.path) or (e.new_path is not None
+                                                 and scanning.owns(e.new_path))
+
+            others = [e for e in pending.events if not mine(e)]
+            if not others:
+                return
+            kept = [e for e in pending.events if mine(e)]
+            self._pending = _Pending(kept, pending.first_at, pending.last_at) if kept else (
+                _Pending())
+        self._run_events(others)
 
     def _run_events(self, events: list[_Event]) -> None:
         for folder in self.folders():

@@ -3,10 +3,12 @@ index after files changed while the server was down."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
+import time
 from pathlib import Path
 
-from e2e_support import FILES, Session, StartFn, position, range_of
+from e2e_support import FILES, Session, StartFn, big_tree, position, range_of
 from lsprotocol import types
 
 
@@ -136,3 +138,26 @@ async def test_restart_finds_changes_made_while_down(
     assert [x.name for x in await second.symbols("load_settings")] == ["load_settings"]
     assert await second.symbols("parse_config") == []
     assert await second.symbols("NewServer") == []
+
+
+async def test_save_in_one_folder_does_not_wait_for_another_folders_cold_index(
+    start_server: StartFn, workspace: Path, tmp_path: Path
+) -> None:
+    s = await start_server([workspace], init_options={"workers": 1, "debounceMs": 50})
+    await s.wait_idle()
+    big = big_tree(tmp_path / "big", 1200)
+    s.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        event=types.WorkspaceFoldersChangeEvent(
+            added=[types.WorkspaceFolder(uri=big.as_uri(), name="big")], removed=[])))
+    deadline = time.monotonic() + 20
+    while not (await s.status()).building:  # the big folder's cold index is under way
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.02)
+    path = workspace / "app/users.py"
+    path.write_text(path.read_text() + "\n\ndef saved_during_scan():\n    return 1\n")
+    s.client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=path.as_uri())))
+    while not [x for x in await s.symbols("saved_during_scan") if x.name == "saved_during_scan"]:
+        assert time.monotonic() < deadline + 60, "the save waited too long"
+        await asyncio.sleep(0.05)
+    assert (await s.status()).building, "the save should land while the big scan still runs"
