@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: venv demo test lint bench eval clean
+.PHONY: venv tools demo test lint bench eval clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,11 @@ $(STAMP): pyproject.toml constraints.txt
 
 venv: $(STAMP)
 
+# System tools the editor tests drive (Debian packages; needs root, as on CI).
+tools:
+	@command -v tmux >/dev/null 2>&1 || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null; }
+
 demo: venv
 	bash scripts/demo.sh
 
@@ -21,7 +26,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: lint
+test: lint tools
 	bash scripts/pytest.sh
 
 bench: venv

@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from kebab_lsp import __version__
 from kebab_lsp.config import Settings
@@ -52,11 +53,28 @@ _PY_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": loggin
               "debug": logging.DEBUG}
 
 
+class KebabProtocol(LanguageServerProtocol):
+    """Always negotiates UTF-16 positions.
+
+    The index stores columns in UTF-16 code units (LSP's default, which every client must
+    support), and `kebab search --json` prints the same objects. pygls would otherwise pick the
+    client's first preference (Neovim offers utf-8 first), and columns after non-ASCII text
+    would point at the wrong character.
+    """
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Any:
+        general = params.capabilities.general
+        if general is not None and general.position_encodings:
+            general.position_encodings = [types.PositionEncodingKind.Utf16]
+        return (yield from super().lsp_initialize(params))
+
+
 class KebabServer(LanguageServer):
     """pygls server plus the state every feature shares."""
 
     def __init__(self) -> None:
-        super().__init__("kebab-lsp", __version__)
+        super().__init__("kebab-lsp", __version__, protocol_cls=KebabProtocol)
         self.settings = Settings()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.query_pool = ThreadPoolExecutor(QUERY_WORKERS, thread_name_prefix="kebab-query")

@@ -143,6 +143,9 @@ def make_client(recorder: Recorder) -> LanguageClient:
 
 def capabilities(progress: bool = True) -> types.ClientCapabilities:
     return types.ClientCapabilities(
+        # Like Neovim: utf-8 preferred. The server must still answer in UTF-16.
+        general=types.GeneralClientCapabilities(position_encodings=[
+            types.PositionEncodingKind.Utf8, types.PositionEncodingKind.Utf16]),
         window=types.WindowClientCapabilities(work_done_progress=progress),
         workspace=types.WorkspaceClientCapabilities(
             workspace_folders=True,

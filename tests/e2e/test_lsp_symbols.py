@@ -100,3 +100,20 @@ async def test_cap_and_partial_results(start_server: StartFn, workspace: Path) -
     partial = s.recorder.partial[token]
     assert [p["name"] for p in partial] == names(await s.symbols("user"))
     assert all(p["location"]["uri"].startswith("file://") for p in partial)
+
+
+async def test_positions_are_utf16_even_when_the_client_prefers_utf8(
+    start_server: StartFn, tmp_path: Path
+) -> None:
+    root = tmp_path / "uni"
+    root.mkdir()
+    (root / "coffee.ts").write_text('const s = "☕"; export function afterCoffee() {}\n')
+    s = await start_server([root])
+    caps = s.init_result.capabilities  # type: ignore[union-attr]
+    assert caps.position_encoding == "utf-16"
+    await s.wait_idle()
+    found = [x for x in await s.symbols("afterCoffee") if x.name == "afterCoffee"]
+    # The symbol's range starts at `function` (UTF-16 column 22; UTF-8 would say 24).
+    assert found and found[0].location.range.start.character == 22
+    hit = (await s.search({"query": "afterCoffee", "mode": "lexical"}))["hits"][0]
+    assert hit["location"]["range"]["start"]["character"] == 31  # the name; UTF-8: 33

@@ -1,0 +1,91 @@
+--- User commands. Defined by plugin/kebab.lua on load and again by setup(); defining them
+--- starts nothing: a client starts when a command is first run or when setup() autostarts.
+---
+---   :KebabSearch[!] [mode=M] [k=N] [lang=L[,L]] [kind=K[,K]] [path=GLOB] [query...]
+---       kebab/search; ! sends every hit to the quickfix list instead of a picker.
+---   :KebabSymbols[!] [query]   workspace/symbol; ! sends them to the quickfix list.
+---   :KebabStatus               kebab/status summary.
+---   :KebabReindex              rebuild the index from scratch (kebab.reindex).
+
+local M = {}
+
+local OPTION_KEYS = {
+  mode = "mode",
+  k = "k",
+  lang = "lang",
+  kind = "kind",
+  path = "path_glob",
+  glob = "path_glob",
+  path_glob = "path_glob",
+}
+
+--- Split `:KebabSearch` arguments into (query, opts). Leading `key=value` words with a known
+--- key are options; everything from the first other word on is the query, verbatim.
+function M.parse_search_args(args)
+  local opts = {}
+  local rest = args or ""
+  while true do
+    local word, tail = rest:match("^%s*(%S+)%s*(.*)$")
+    if not word then
+      rest = ""
+      break
+    end
+    local key, value = word:match("^([%w_]+)=(.*)$")
+    local field = key and OPTION_KEYS[key:lower()]
+    if not field then
+      break
+    end
+    if field == "k" then
+      opts.k = tonumber(value) or value -- a non-number is left for the server to reject
+    elseif field == "lang" or field == "kind" then
+      local list = vim.split(value, ",", { trimempty = true })
+      opts[field] = #list == 1 and list[1] or list
+    else
+      opts[field] = value
+    end
+    rest = tail
+  end
+  return vim.trim(rest), opts
+end
+
+local function complete_search(arglead)
+  local words = {
+    "mode=auto",
+    "mode=lexical",
+    "mode=vector",
+    "mode=hybrid",
+    "k=",
+    "lang=",
+    "kind=",
+    "path=",
+  }
+  return vim.tbl_filter(function(w)
+    return vim.startswith(w, arglead)
+  end, words)
+end
+
+function M.define()
+  local create = vim.api.nvim_create_user_command
+  create("KebabSearch", function(cmd)
+    local query, opts = M.parse_search_args(cmd.args)
+    opts.quickfix = cmd.bang
+    require("kebab").search(query, opts)
+  end, {
+    nargs = "*",
+    bang = true,
+    complete = complete_search,
+    desc = "kebab: search the workspace (! = quickfix list)",
+  })
+  create("KebabSymbols", function(cmd)
+    local query = cmd.args ~= "" and cmd.args or nil
+    require("kebab").symbols(query, { quickfix = cmd.bang })
+  end, { nargs = "*", bang = true, desc = "kebab: workspace symbols (! = quickfix list)" })
+  create("KebabStatus", function()
+    require("kebab").show_status()
+  end, { nargs = 0, desc = "kebab: index status" })
+  create("KebabReindex", function()
+    require("kebab").reindex()
+  end, { nargs = 0, desc = "kebab: rebuild the index from scratch" })
+end
+
+return M

@@ -1,0 +1,121 @@
+-- Headless spec: loading the plugin starts nothing; commands work without setup(), starting
+-- the REAL server on demand from a scratch buffer; a missing server binary is one clear
+-- error; `:KebabSearch` argument parsing.
+--
+--   nvim --headless -n -u NONE --cmd 'set rtp^=editors/nvim' \
+--        -c 'luafile editors/nvim/tests/spec_lazy.lua'
+
+local here = vim.fs.dirname(vim.fs.normalize(debug.getinfo(1, "S").source:sub(2)))
+local H = dofile(here .. "/helpers.lua")
+
+H.run(function()
+  H.capture_notify()
+  local ws = H.workspace()
+  local users = ws .. "/app/users.py"
+
+  H.check("plugin/kebab.lua defines the commands and starts nothing", function()
+    vim.cmd("runtime plugin/kebab.lua") -- -u NONE does not load plugins by itself
+    H.eq(vim.g.loaded_kebab, true, "g:loaded_kebab")
+    for _, name in ipairs({ "KebabSearch", "KebabSymbols", "KebabStatus", "KebabReindex" }) do
+      H.eq(vim.fn.exists(":" .. name), 2, name .. " defined")
+    end
+    vim.cmd.edit(vim.fn.fnameescape(users))
+    vim.wait(300)
+    H.eq(#vim.lsp.get_clients(), 0, "clients after opening a file without setup()")
+    H.eq(vim.fn.exists("#kebab_autostart"), 0, "no autostart autocmds")
+    H.eq(package.loaded["kebab"], nil, "kebab module not even loaded")
+  end)
+
+  H.check(":KebabSearch argument parsing", function()
+    local parse = require("kebab.commands").parse_search_args
+    local q, o = parse("mode=lexical k=5 lang=python,go kind=function path=src/** parse config")
+    H.eq(q, "parse config", "query")
+    H.eq(o, { mode = "lexical", k = 5, lang = { "python", "go" }, kind = "function", path_glob = "src/**" }, "opts")
+    q, o = parse("x=1 mode=vector")
+    H.eq(q, "x=1 mode=vector", "unknown key starts the query")
+    H.eq(o, {}, "no opts")
+    q, o = parse("  ")
+    H.eq({ q, o }, { "", {} }, "empty")
+    q, o = parse("k=many foo")
+    H.eq(o.k, "many", "a bad k is passed on for the server to reject")
+    local params = require("kebab").search_params("foo", { lang = "python", k = 2 })
+    H.eq(params, { query = "foo", k = 2, filters = { lang = "python" } }, "params")
+  end)
+
+  H.check(":KebabSymbols without setup() starts the server from a scratch buffer", function()
+    vim.cmd.cd(vim.fn.fnameescape(ws))
+    vim.cmd("enew")
+    local picked
+    vim.ui.select = function(items, opts, on_choice)
+      for i, item in ipairs(items) do
+        local line = opts.format_item(item)
+        if vim.startswith(line, "app/users.py:16:1  parse_config (Function)") then
+          picked = line
+          return on_choice(item, i)
+        end
+      end
+      picked = vim.inspect(vim.tbl_map(opts.format_item, items))
+      on_choice(nil)
+    end
+    vim.cmd("KebabSymbols parse_config")
+    H.wait(15000, function()
+      return #vim.lsp.get_clients({ name = "kebab" }) == 1
+    end, "the client to start")
+    local client = vim.lsp.get_clients({ name = "kebab" })[1]
+    H.eq(client.root_dir, ws, "root from cwd's .git")
+    -- The first answer may come before the index is complete: wait for it, then ask again.
+    H.wait(20000, function()
+      local done
+      client:request("kebab/status", vim.empty_dict(), function(_, r)
+        done = r and r.building == false and r.folders[1] and r.folders[1].files == 5
+      end)
+      vim.wait(1000, function()
+        return done ~= nil
+      end, 10)
+      return done
+    end, "indexing")
+    picked = nil
+    vim.cmd("KebabSymbols parse_config")
+    H.wait(5000, function()
+      return picked ~= nil
+    end, "the picker")
+    H.truthy(vim.startswith(picked, "app/users.py:16:1"), "picked " .. picked)
+    H.wait(5000, function()
+      return vim.api.nvim_buf_get_name(0) == users
+    end, "the jump")
+    H.eq(vim.api.nvim_win_get_cursor(0), { 16, 0 }, "cursor")
+    H.eq(require("kebab").status(0), "kebab", "status() for the jumped-to buffer")
+  end)
+
+  H.check("a missing server binary is one clear error", function()
+    local other = vim.fn.tempname() .. "-other"
+    vim.fn.mkdir(other .. "/.git", "p")
+    vim.fn.writefile({ "x = 1" }, other .. "/x.py")
+    require("kebab").setup({ cmd = { "definitely-not-kebab-lsp" }, autostart = false })
+    vim.cmd.edit(vim.fn.fnameescape(other .. "/x.py"))
+    vim.v.errmsg = ""
+    local from = #H.notes + 1
+    local ok, err = pcall(vim.cmd, "KebabSearch foo")
+    H.truthy(ok, "command raised " .. tostring(err))
+    local note = H.find_note('"definitely-not-kebab-lsp" is not executable', vim.log.levels.ERROR, from)
+    H.truthy(note, "error notification among " .. vim.inspect(H.notes))
+    H.eq(vim.v.errmsg, "", "v:errmsg")
+    H.eq(#vim.lsp.get_clients({ name = "kebab" }), 1, "no second client")
+  end)
+
+  H.check("setup() rejects bad option types without throwing", function()
+    local from = #H.notes + 1
+    local ok = pcall(require("kebab").setup, { cmd = "kebab-lsp", autostart = false })
+    H.truthy(ok, "setup did not throw")
+    H.truthy(H.find_note("`cmd` must be a table", vim.log.levels.ERROR, from), "error notification")
+    H.eq(require("kebab").config.cmd, { "kebab-lsp" }, "default cmd kept")
+  end)
+  H.check(":checkhealth kebab reports the server and the running client", function()
+    require("kebab").setup({ autostart = false })
+    vim.cmd("checkhealth kebab")
+    local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+    H.truthy(text:find("server: " .. vim.fn.exepath("kebab-lsp"), 1, true), "server line in:\n" .. text)
+    H.truthy(text:find("root " .. ws, 1, true), "client line in:\n" .. text)
+    H.truthy(not text:find("ERROR", 1, true), "no ERROR in:\n" .. text)
+  end)
+end, 60000)
