@@ -85,7 +85,8 @@ class Workspace:
             return None
         version = self.store.stats().lexical_version
         summary = vindex.sync(**kwargs)  # type: ignore[arg-type]
-        if not summary.cancelled:
+        have, total = vindex.coverage()
+        if not summary.cancelled or have == total:
             self.store.set_meta("vector_synced_lexical_version", str(version))
         current = vindex.version()
         if current is not None:

@@ -16,11 +16,11 @@ from indexing.vector_index import VectorIndex, VectorsUnavailable
 from search import lexical, priors, vector
 from search.hits import build_hit
 from search.hybrid import DEFAULT_K_RRF, oversample, rrf
-from search.lexical import Ranked
 from search.query import Intent, ParsedQuery, glob_to_regex, highlight_words, parse, route
 from search.types import (
     MAX_K,
     MODES,
+    Candidate,
     Hit,
     InvalidQuery,
     Meta,
@@ -118,12 +118,13 @@ class Searcher:
         words = highlight_words(parsed.terms) if parsed.shape == "terms" else ()
         if parsed.shape == "exact":
             words = (parsed.exact_text.lower(),)
-        hits = self._hits(plan, lex, vec, words, req)
+        candidates = self._candidates(plan, lex, vec)
         if req.mode == "auto":
             if intent.name == "definition":
-                _definition_first(hits, intent.symbol)
-            hits = priors.apply(hits)
-        hits = hits[: req.k]
+                _definition_first(candidates, intent.symbol)
+            candidates = priors.apply(candidates)
+        hits = [build_hit(c.row, str(self.root), words, c.score, c.retrieval, req.snippet_chars,
+                          c.focus) for c in candidates[: req.k]]
         self._meta(meta, plan, lex, vec, hits, window)
         if req.mode == "auto":  # priors multiply scores, so they are no longer bounded by 1
             meta.score["kind"] += "+priors"
@@ -146,26 +147,28 @@ class Searcher:
             meta.warnings.append(f"{exc}; answered with lexical search")
             return None
 
-    def _hits(
+    def _candidates(
         self,
         plan: str,
         lex: lexical.LexicalResult | None,
         vec: vector.VectorResult | None,
-        words: tuple[str, ...],
-        req: SearchRequest,
-    ) -> list[Hit]:
-        root = str(self.root)
+    ) -> list[Candidate]:
+        """Every ranked chunk with its score and explanation; hits (snippets, citations) are
+        built later, only for the ones that survive the cut."""
         if plan == "hybrid" and lex is not None and vec is not None:
-            by_id: dict[str, Ranked] = {r.row.chunk_id: r for r in vec.ranked}
-            by_id.update((r.row.chunk_id, r) for r in lex.ranked)
-            lex_by = {r.row.chunk_id: r for r in lex.ranked}
+            # Only hits that match every term vote in the fusion: the any-term fill of a
+            # sentence-like query is weak evidence, and measured on `kebab eval` (nl set, docs
+            # blanked) it pulled hybrid below vector alone. Those chunks can still come in
+            # through the vector arm.
+            lex_by = {r.row.chunk_id: r for r in lex.strict_ranked()}
             vec_by = {r.row.chunk_id: r for r in vec.ranked}
             fused = rrf({c: r.rank for c, r in lex_by.items()},
                         {c: r.rank for c, r in vec_by.items()}, self.k_rrf)
-            hits = []
+            out = []
             for f in fused:
-                item = by_id[f.chunk_id]
                 lr, vr = lex_by.get(f.chunk_id), vec_by.get(f.chunk_id)
+                item = lr or vr
+                assert item is not None
                 retrieval = Retrieval(
                     method="hybrid",
                     lexical_score=round(lr.score, 6) if lr else None,
@@ -175,24 +178,19 @@ class Searcher:
                     fusion_score=round(f.score, 6),
                     exact=bool(lr and lr.focus),
                 )
-                hits.append(build_hit(item.row, root, words, round(f.score, 6), retrieval,
-                                      req.snippet_chars, item.focus))
-            return hits
+                out.append(Candidate(item.row, round(f.score, 6), retrieval, item.focus))
+            return out
         if plan == "vector" and vec is not None:
-            return [
-                build_hit(r.row, root, words, round(r.score, 6),
-                          Retrieval("vector", vector_score=round(r.score, 6), vector_rank=r.rank),
-                          req.snippet_chars)
-                for r in vec.ranked
-            ]
+            return [Candidate(r.row, round(r.score, 6),
+                              Retrieval("vector", vector_score=round(r.score, 6),
+                                        vector_rank=r.rank))
+                    for r in vec.ranked]
         assert lex is not None
-        return [
-            build_hit(r.row, root, words, round(r.score, 6),
-                      Retrieval("lexical", lexical_score=round(r.score, 6), lexical_rank=r.rank,
-                                exact=r.focus is not None),
-                      req.snippet_chars, r.focus)
-            for r in lex.ranked
-        ]
+        return [Candidate(r.row, round(r.score, 6),
+                          Retrieval("lexical", lexical_score=round(r.score, 6),
+                                    lexical_rank=r.rank, exact=r.focus is not None),
+                          r.focus)
+                for r in lex.ranked]
 
     def _meta(
         self,
@@ -260,6 +258,8 @@ class Searcher:
                 meta.warnings.append(
                     f"embeddings cover {pct:.1f}% of chunks ({have}/{total}); vector "
                     "recall is incomplete")
+            elif synced is None:
+                meta.warnings.append("the vector index has not finished a sync yet")
             elif synced != str(stats.lexical_version):
                 meta.warnings.append(
                     "the vector index is stale: it was built from lexical version "
@@ -270,21 +270,18 @@ class Searcher:
             meta.warnings.append("the index is still building: results may be incomplete")
 
 
-def _definition_first(hits: list[Hit], symbol: str) -> None:
-    """Identifier queries want the definition: boost hits that define the named symbol."""
+def _definition_first(candidates: list[Candidate], symbol: str) -> None:
+    """Identifier queries want the definition: boost candidates that define the named
+    symbol."""
     name = symbol.replace("::", ".").replace("#", ".").rsplit(".", 1)[-1]
-    for hit in hits:
-        if hit.symbol is None:
+    for cand in candidates:
+        sym = cand.row.symbol
+        if sym is None:
             continue
-        if hit.symbol == name:
-            _boost(hit, Prior("defines_query_case_exact", DEFINITION_CASE_MATCH))
-        elif hit.symbol.lower() == name.lower():
-            _boost(hit, Prior("defines_query", DEFINITION_MATCH))
-
-
-def _boost(hit: Hit, prior: Prior) -> None:
-    hit.score = round(hit.score * prior.factor, 6)
-    hit.retrieval.priors.append(prior)
+        if sym.name == name:
+            priors.scale(cand, Prior("defines_query_case_exact", DEFINITION_CASE_MATCH))
+        elif sym.name.lower() == name.lower():
+            priors.scale(cand, Prior("defines_query", DEFINITION_MATCH))
 
 
 def _check(stop: ShouldStop) -> None:

@@ -118,6 +118,4 @@ def build_hit(
         snippet=snippet,
         score=score,
         retrieval=retrieval,
-        is_test=row.is_test,
-        is_generated=row.is_generated,
     )

@@ -31,6 +31,11 @@ class LexicalResult:
     total: int
     plan: str
     warnings: list[str] = field(default_factory=list)
+    strict: int | None = None  # how many leading hits match every term (None: all of them)
+
+    def strict_ranked(self) -> list[Ranked]:
+        """The hits that match the whole query, without the any-term fill."""
+        return self.ranked if self.strict is None else self.ranked[: self.strict]
 
 
 def normalize_bm25(raw: float) -> float:
@@ -57,6 +62,7 @@ def retrieve(store: Store, parsed: ParsedQuery, filters: Filters, limit: int) ->
             )
             result.total = store.count_matches(or_expr, filters)
             result.plan = "and+or_fill"
+            result.strict = start
             result.warnings.append(
                 f"only {start} result(s) contain every term; filled with results that contain "
                 "any term"

@@ -7,37 +7,37 @@ do not overturn a clearly better match.
 
 from __future__ import annotations
 
-from search.types import Hit, Prior
+from search.types import Candidate, Prior
 
 DEFINITION = 1.15
 TEST_PATH = 0.85
 GENERATED = 0.75
 DIVERSITY_STEP = 0.1  # the n-th extra hit from one file is scaled by 1/(1 + step * n)
 
-_DEFINITION_KINDS = frozenset({"code", "text", "section"})
 
-
-def apply(hits: list[Hit]) -> list[Hit]:
-    """Re-score `hits` in place and return them re-sorted (score desc, then previous order)."""
-    for hit in hits:
-        if hit.symbol is not None and hit.kind not in _DEFINITION_KINDS:
-            _scale(hit, Prior("definition", DEFINITION))
-        if hit.is_test:
-            _scale(hit, Prior("test_path", TEST_PATH))
-        if hit.is_generated:
-            _scale(hit, Prior("generated_or_vendored", GENERATED))
-    order = {h.chunk_id: i for i, h in enumerate(hits)}
-    hits.sort(key=lambda h: (-h.score, order[h.chunk_id]))
+def apply(cands: list[Candidate]) -> list[Candidate]:
+    """Re-score in place and return re-sorted (score desc, then previous order)."""
+    for cand in cands:
+        row = cand.row
+        if row.symbol is not None and row.chunk_kind == "definition":
+            scale(cand, Prior("definition", DEFINITION))
+        if row.is_test:
+            scale(cand, Prior("test_path", TEST_PATH))
+        if row.is_generated:
+            scale(cand, Prior("generated_or_vendored", GENERATED))
+    order = {c.row.chunk_id: i for i, c in enumerate(cands)}
+    cands.sort(key=lambda c: (-c.score, order[c.row.chunk_id]))
     per_file: dict[str, int] = {}
-    for hit in hits:
-        seen = per_file.get(hit.path, 0)
+    for cand in cands:
+        seen = per_file.get(cand.row.path, 0)
         if seen:
-            _scale(hit, Prior("file_diversity", round(1.0 / (1.0 + DIVERSITY_STEP * seen), 6)))
-        per_file[hit.path] = seen + 1
-    hits.sort(key=lambda h: (-h.score, order[h.chunk_id]))
-    return hits
+            scale(cand, Prior("file_diversity", round(1.0 / (1.0 + DIVERSITY_STEP * seen), 6)))
+        per_file[cand.row.path] = seen + 1
+    cands.sort(key=lambda c: (-c.score, order[c.row.chunk_id]))
+    return cands
 
 
-def _scale(hit: Hit, prior: Prior) -> None:
-    hit.score = round(hit.score * prior.factor, 6)
-    hit.retrieval.priors.append(prior)
+def scale(cand: Candidate, prior: Prior) -> None:
+    """Multiply a candidate's score by a prior and record it in its explanation."""
+    cand.score = round(cand.score * prior.factor, 6)
+    cand.retrieval.priors.append(prior)

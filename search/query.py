@@ -82,16 +82,24 @@ def or_expression(terms: tuple[str, ...]) -> str:
     return " OR ".join(term_clause(t) for t in terms)
 
 
+# Words too common to mark or to cite: "a" would otherwise light up inside "async".
+_UNMARKED = frozenset({"a", "an", "the", "of", "to", "in", "is", "it", "on", "at", "as", "and",
+                       "or", "for", "with", "that", "this", "from", "be", "are", "we", "do",
+                       "how", "what", "where", "which", "when", "does"})
+
+
 def highlight_words(terms: tuple[str, ...]) -> tuple[str, ...]:
-    """Lower-cased words to mark in snippets: each term and its identifier parts."""
+    """Lower-cased words to mark in snippets: each term and its identifier parts, longest
+    first, without one-letter words and English function words."""
     words: set[str] = set()
     for term in terms:
         for word in re.split(r"\W+", term):
             if not word:
                 continue
             words.add(word.lower())
-            words.update(p for p in split_identifier(word) if len(p) > 1)
-    return tuple(sorted(words, key=lambda w: (-len(w), w)))
+            words.update(split_identifier(word))
+    kept = {w for w in words if len(w) > 1 and w not in _UNMARKED}
+    return tuple(sorted(kept, key=lambda w: (-len(w), w)))
 
 
 def glob_to_regex(glob: str) -> str:

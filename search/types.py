@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from indexing.records import Span
+from indexing.store import ChunkRow
 
 Mode = Literal["auto", "lexical", "vector", "hybrid"]
 MODES: tuple[str, ...] = ("auto", "lexical", "vector", "hybrid")
@@ -85,8 +86,17 @@ class Hit:
     snippet: Snippet
     score: float
     retrieval: Retrieval
-    is_test: bool = False  # facts for priors; not sent on the wire
-    is_generated: bool = False
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A ranked chunk before it becomes a hit: priors re-score candidates, and only the ones
+    that make the cut pay for a snippet and a citation."""
+
+    row: ChunkRow
+    score: float
+    retrieval: Retrieval
+    focus: tuple[int, int, int] | None = None  # (line, start, end) for exact-text hits
 
 
 @dataclass(slots=True)
