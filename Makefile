@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: venv tools demo test lint bench eval clean
+.PHONY: venv tools demo test test-python test-vscode lint bench eval clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -26,11 +26,18 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: lint tools
+test: lint test-python test-vscode
+
+test-python: venv tools
 	bash scripts/pytest.sh
+
+# A real VS Code (code-server) driven by headless Chromium; installs its own tools into
+# editors/vscode/.cache on first run (about 4 minutes).
+test-vscode: venv
+	bash editors/vscode/test/run.sh
 
 bench: venv
 	$(BIN)/python -m bench.run
 
 clean:
-	rm -rf $(VENV) .cache
+	rm -rf $(VENV) .cache editors/vscode/.cache editors/vscode/node_modules editors/vscode/out

@@ -1,0 +1,596 @@
+// End-to-end test of the kebab VS Code extension in a real VS Code (code-server 4.139.1 =
+// VS Code 1.139.1) driven by headless Chromium through playwright-core, typing as a person
+// does: F1 -> "Kebab: Search" -> query -> pick a row, and Ctrl+T -> symbol -> pick, asserting
+// the opened tab and the status bar's "Ln X, Col Y".
+//
+// Run through test/run.sh (which runs test/setup.sh first). Prints "N passed, M failed" last
+// and exits non-zero on any failure. Screenshots go to editors/vscode/.cache/screenshots/.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const EXT = path.dirname(HERE);
+const REPO = path.resolve(EXT, '..', '..');
+const CACHE = path.join(EXT, '.cache');
+const SHOTS = path.join(CACHE, 'screenshots');
+const VSIX = path.join(CACHE, 'vsix', 'kebab.vsix');
+const CODE_SERVER = path.join(CACHE, 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+const SERVER_PATH = process.env.KEBAB_LSP || path.join(REPO, '.venv', 'bin', 'kebab-lsp');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const TOTAL_TIMEOUT_MS = Number(process.env.KEBAB_E2E_TIMEOUT_MS || 300_000);
+const STEP_TIMEOUT_MS = 20_000;
+const INDEX_TIMEOUT_MS = 90_000;
+
+const { chromium } = createRequire(path.join(CACHE, 'playwright', 'package.json'))('playwright-core');
+
+const started = Date.now();
+const log = (msg) => console.log(`[e2e ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${msg}`);
+
+// ---------------------------------------------------------------- results and cleanup
+
+const results = [];
+const cleanups = [];
+let finished = false;
+
+async function cleanup() {
+  while (cleanups.length) {
+    const fn = cleanups.pop();
+    try {
+      await fn();
+    } catch (err) {
+      console.error(`cleanup: ${err?.message ?? err}`);
+    }
+  }
+}
+
+async function finish(code) {
+  if (finished) return;
+  finished = true;
+  await cleanup();
+  const passed = results.filter((r) => r.ok).length;
+  const failed = results.length - passed + (code && results.every((r) => r.ok) ? 1 : 0);
+  log(`done in ${((Date.now() - started) / 1000).toFixed(1)}s; screenshots and logs in ${SHOTS}`);
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+process.on('uncaughtException', (err) => {
+  console.error(`e2e: uncaught ${err?.stack ?? err}`);
+  finish(1);
+});
+process.stdout.on('error', () => {}); // a closed pipe must not skip the cleanup
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGPIPE']) {
+  process.on(sig, () => {
+    console.error(`e2e: got ${sig}`);
+    finish(1);
+  });
+}
+const deadline = setTimeout(() => {
+  console.error(`e2e: the whole run exceeded ${TOTAL_TIMEOUT_MS / 1000}s`);
+  finish(1);
+}, TOTAL_TIMEOUT_MS);
+deadline.unref();
+
+// ---------------------------------------------------------------- helpers
+
+function fail(message) {
+  throw new Error(message);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitForHealthz(port, child, timeoutMs) {
+  const until = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < until) {
+    if (child.exitCode !== null) fail(`code-server exited early with code ${child.exitCode}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (res.ok) return await res.json();
+      last = `HTTP ${res.status}`;
+    } catch (err) {
+      last = err.message;
+    }
+    await sleep(250);
+  }
+  fail(`code-server /healthz not ready after ${timeoutMs / 1000}s (${last})`);
+}
+
+let shotNo = 0;
+async function shot(page, name) {
+  shotNo += 1;
+  const file = path.join(SHOTS, `${String(shotNo).padStart(2, '0')}-${name}.png`);
+  await page.screenshot({ path: file }).catch((err) => log(`screenshot ${name} failed: ${err.message}`));
+  return file;
+}
+
+/** Line and column (1-based, as VS Code's status bar shows them) of `needle` in `text`. */
+function lineCol(text, needle) {
+  const at = text.indexOf(needle);
+  if (at < 0) fail(`fixture does not contain ${JSON.stringify(needle)}`);
+  const before = text.slice(0, at).split('\n');
+  return { line: before.length, col: before[before.length - 1].length + 1 };
+}
+
+// ---------------------------------------------------------------- the workspace under test
+
+const FILES = {
+  'src/billing/invoice.py': `"""Invoices and the totals printed on them."""
+
+from dataclasses import dataclass
+
+
+@dataclass
+class LineItem:
+    name: str
+    price: float
+    quantity: int
+
+
+class InvoiceCalculator:
+    """Adds up line items and applies the sales tax rate."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+
+    def compute_total_with_tax(self, items: list[LineItem]) -> float:
+        subtotal = sum(item.price * item.quantity for item in items)
+        return round(subtotal * (1 + self.rate), 2)
+`,
+  'src/net/retry.ts': `// Retrying flaky network calls.
+
+export interface RetryOptions {
+  attempts: number;
+  baseDelayMs: number;
+}
+
+export async function retryWithExponentialBackoff<T>(
+  call: () => Promise<T>,
+  options: RetryOptions,
+): Promise<T> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < options.attempts; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      lastError = err;
+      await new Promise((resolve) => setTimeout(resolve, options.baseDelayMs * 2 ** attempt));
+    }
+  }
+  throw lastError;
+}
+`,
+  'src/shipping/rates.go': `package shipping
+
+// ShippingRate is what one parcel costs to send.
+type ShippingRate struct {
+	Zone  string
+	Cents int
+}
+
+// CheapestShippingRate returns the lowest rate of those offered.
+func CheapestShippingRate(rates []ShippingRate) ShippingRate {
+	best := rates[0]
+	for _, r := range rates[1:] {
+		if r.Cents < best.Cents {
+			best = r
+		}
+	}
+	return best
+}
+`,
+  'README.md': `# Shop
+
+A tiny shop: invoices with sales tax, shipping rates, and network calls retried with backoff.
+`,
+};
+
+// ---------------------------------------------------------------- VS Code UI driving
+
+const SEL = {
+  quickInput: '.quick-input-widget',
+  quickInputBox: '.quick-input-widget .quick-input-box input',
+  quickInputMessage: '.quick-input-widget .quick-input-message',
+  quickInputTitle: '.quick-input-widget .quick-input-title',
+  rows: '.quick-input-widget .quick-input-list .monaco-list-row',
+  activeTab: '.tabs-container .tab.active',
+  lnCol: '[id="status.editor.selection"]',
+  toast: '.notifications-toasts .notification-toast',
+};
+
+async function quickInputVisible(page) {
+  return page.locator(SEL.quickInput).isVisible();
+}
+
+async function closeQuickInput(page) {
+  for (let i = 0; i < 3 && (await quickInputVisible(page)); i++) {
+    await page.keyboard.press('Escape');
+    await sleep(150);
+  }
+}
+
+async function clearToasts(page) {
+  // Closes every notification toast, so a later wait sees only new ones.
+  const toasts = page.locator(`${SEL.toast} .codicon-notifications-clear`);
+  for (let i = (await toasts.count()) - 1; i >= 0; i--) {
+    await toasts.nth(i).click({ timeout: 2000 }).catch(() => {});
+  }
+}
+
+/** F1, type the command's title, wait for its row, Enter. Retried: the palette lists only the
+ * commands known when it opened, and extensions register theirs a moment after start-up. */
+async function runCommand(page, title) {
+  const until = Date.now() + STEP_TIMEOUT_MS;
+  for (;;) {
+    await closeQuickInput(page);
+    await page.keyboard.press('F1');
+    const box = page.locator(SEL.quickInputBox);
+    await box.waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await box.fill(`>${title}`);
+    const row = page.locator(SEL.rows).filter({ hasText: title }).first();
+    try {
+      await row.waitFor({ state: 'visible', timeout: 3000 });
+    } catch (err) {
+      if (Date.now() > until) fail(`no command palette entry ${JSON.stringify(title)}`);
+      continue;
+    }
+    const first = (await page.locator(SEL.rows).first().innerText()).split('\n')[0];
+    if (first.includes(title)) {
+      await page.keyboard.press('Enter');
+    } else {
+      await row.click();
+    }
+    return;
+  }
+}
+
+/** Kebab: Search for `query`; resolves to 'rows' with the QuickPick open, or 'none'. */
+async function kebabSearch(page, query) {
+  await runCommand(page, 'Kebab: Search');
+  const message = page.locator(SEL.quickInputMessage).filter({ hasText: 'Search the workspace (kebab)' });
+  await message.waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+  const box = page.locator(SEL.quickInputBox);
+  await box.fill('');
+  await box.pressSequentially(query, { delay: 10 });
+  await page.keyboard.press('Enter');
+  // Either the result QuickPick (its title starts with "Kebab: N of") or a "no results" toast.
+  const results = page.locator(SEL.quickInputTitle).filter({ hasText: /^Kebab: \d+ of / });
+  const none = page.locator(SEL.toast).filter({ hasText: 'Kebab: no results' });
+  const errors = page.locator(SEL.toast).filter({ hasText: 'Kebab: search failed' });
+  const until = Date.now() + STEP_TIMEOUT_MS;
+  while (Date.now() < until) {
+    if (await results.isVisible()) {
+      await page.locator(SEL.rows).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+      return 'rows';
+    }
+    if (await errors.count()) fail(`search error shown: ${await errors.first().innerText()}`);
+    if (await none.count()) return 'none';
+    await sleep(100);
+  }
+  fail(`neither results nor a "no results" message for ${JSON.stringify(query)}`);
+}
+
+/** Retries the search until the server has indexed enough to return a row with `rowText`. */
+async function searchUntil(page, query, rowText) {
+  const until = Date.now() + INDEX_TIMEOUT_MS;
+  let tries = 0;
+  while (Date.now() < until) {
+    tries += 1;
+    await clearToasts(page);
+    const outcome = await kebabSearch(page, query);
+    if (outcome === 'rows') {
+      const row = page.locator(SEL.rows).filter({ hasText: rowText });
+      if (await row.count()) return { row: row.first(), tries };
+      log(`  try ${tries}: results, but no row with ${JSON.stringify(rowText)} yet`);
+    } else {
+      log(`  try ${tries}: no results yet (index building?)`);
+    }
+    await closeQuickInput(page);
+    await sleep(1000);
+  }
+  fail(`no row ${JSON.stringify(rowText)} for ${JSON.stringify(query)} within ${INDEX_TIMEOUT_MS / 1000}s`);
+}
+
+async function expectEditorAt(page, tabName, line, col) {
+  const want = col === null ? new RegExp(`^Ln ${line}, Col \\d+$`) : `Ln ${line}, Col ${col}`;
+  const until = Date.now() + STEP_TIMEOUT_MS;
+  let tab = '';
+  let lnCol = '';
+  while (Date.now() < until) {
+    const tabLabel = ((await page.locator(SEL.activeTab).first().getAttribute('data-resource-name').catch(() => '')) ?? '');
+    lnCol = (await page.locator(SEL.lnCol).first().innerText().catch(() => '')).trim();
+    if (tabLabel === tabName && (typeof want === 'string' ? lnCol === want : want.test(lnCol))) return;
+    tab = tabLabel;
+    await sleep(100);
+  }
+  fail(`expected tab ${JSON.stringify(tabName)} at ${JSON.stringify(String(want))}, got tab ${JSON.stringify(tab)} at ${JSON.stringify(lnCol)}`);
+}
+
+async function check(name, fn) {
+  const t0 = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    log(`PASS ${name} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
+  } catch (err) {
+    results.push({ name, ok: false });
+    log(`FAIL ${name}: ${err.message}`);
+    if (currentPage) {
+      const file = await shot(currentPage, `FAIL-${name.replace(/[^a-z0-9]+/gi, '-')}`);
+      log(`     screenshot: ${file}`);
+    }
+  }
+}
+
+let currentPage;
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  for (const [what, file] of [['the packaged extension', VSIX], ['code-server', CODE_SERVER],
+    ['kebab-lsp', SERVER_PATH], ['chromium', CHROMIUM]]) {
+    if (!fs.existsSync(file)) fail(`${what} not found at ${file} (run editors/vscode/test/setup.sh)`);
+  }
+  fs.rmSync(SHOTS, { recursive: true, force: true });
+  fs.mkdirSync(SHOTS, { recursive: true });
+
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kebab-vscode-e2e-'));
+  cleanups.push(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const ws = path.join(tmp, 'shop');
+  const userData = path.join(tmp, 'user-data');
+  const extDir = path.join(tmp, 'extensions');
+  const indexDir = path.join(tmp, 'index');
+  const serverLog = path.join(tmp, 'kebab-lsp.log');
+  for (const [rel, text] of Object.entries(FILES)) {
+    fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
+    fs.writeFileSync(path.join(ws, rel), text);
+  }
+  fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+  const settingsFile = path.join(userData, 'User', 'settings.json');
+  const baseSettings = {
+    'kebab.serverPath': SERVER_PATH,
+    'kebab.serverArgs': ['--log-file', serverLog],
+    'kebab.indexDir': indexDir,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.enableExperiments': false,
+    'security.workspace.trust.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'update.mode': 'none',
+    'chat.disableAIFeatures': true,
+    'window.restoreWindows': 'none',
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  };
+  fs.writeFileSync(settingsFile, JSON.stringify(baseSettings, null, 2));
+
+  const node = process.execPath;
+  const env = { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH}` };
+  delete env.VSCODE_IPC_HOOK_CLI;
+
+  log('installing the .vsix into a temp extensions dir');
+  const install = spawnSync(node, [CODE_SERVER, '--install-extension', VSIX, '--extensions-dir', extDir,
+    '--user-data-dir', userData], { env, encoding: 'utf8', timeout: 120_000 });
+  if (install.status !== 0) fail(`--install-extension failed (${install.status}): ${install.stdout}${install.stderr}`);
+  const installed = fs.readdirSync(extDir).filter((d) => d.startsWith('kebab.kebab-lsp-'));
+  if (!installed.length) fail(`the extension is not in ${extDir}: ${fs.readdirSync(extDir).join(', ')}`);
+
+  const port = await freePort();
+  const config = path.join(tmp, 'code-server.yaml');
+  fs.writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+  log(`starting code-server on 127.0.0.1:${port}`);
+  const csLog = fs.openSync(path.join(tmp, 'code-server.log'), 'w');
+  const cs = spawn(node, [CODE_SERVER, '--config', config, '--user-data-dir', userData, '--extensions-dir', extDir,
+    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
+    '--disable-getting-started-override', ws], { env, detached: true, stdio: ['ignore', csLog, csLog] });
+  cleanups.push(async () => {
+    // code-server, its extension host and kebab-lsp share this process group.
+    try { process.kill(-cs.pid, 'SIGTERM'); } catch { return; }
+    for (let i = 0; i < 50; i++) {
+      try { process.kill(-cs.pid, 0); } catch { return; }
+      await sleep(100);
+    }
+    try { process.kill(-cs.pid, 'SIGKILL'); } catch { /* gone */ }
+  });
+  cleanups.push(() => {
+    // Keep the logs next to the screenshots: they are what explains a failure.
+    for (const name of ['code-server.log', 'kebab-lsp.log']) {
+      const src = path.join(tmp, name);
+      if (fs.existsSync(src)) fs.copyFileSync(src, path.join(SHOTS, name));
+    }
+  });
+  await waitForHealthz(port, cs, 60_000);
+  log('code-server is healthy');
+
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  cleanups.push(() => browser.close());
+  const context = await browser.newContext({ viewport: { width: 1400, height: 850 } });
+  const page = await context.newPage();
+  currentPage = page;
+  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const pageErrors = [];
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded' });
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+  await page.locator('[id="workbench.parts.statusbar"]').waitFor({ state: 'visible', timeout: 60_000 });
+  log('the workbench is up');
+  // The extension is active once its status bar item shows (in whatever state).
+  const kebabItem = page.locator('[id="workbench.parts.statusbar"] .statusbar-item').filter({ hasText: 'Kebab' });
+  await kebabItem.first().waitFor({ state: 'visible', timeout: 60_000 });
+  log(`the extension is active: status bar says ${JSON.stringify((await kebabItem.first().innerText()).trim())}`);
+  await shot(page, 'workbench');
+
+  const invoice = FILES['src/billing/invoice.py'];
+  const retry = FILES['src/net/retry.ts'];
+
+  await check('Kebab: Search opens the picked hit at its line and column', async () => {
+    const { row, tries } = await searchUntil(page, 'compute_total_with_tax', 'InvoiceCalculator.compute_total_with_tax');
+    log(`  results after ${tries} search(es)`);
+    const title = (await page.locator(SEL.quickInputTitle).innerText()).trim();
+    if (!/^Kebab: \d+ of \d+\+? results for "compute_total_with_tax"/.test(title)) fail(`QuickPick title: ${title}`);
+    const text = await row.innerText();
+    if (!text.includes('src/billing/invoice.py:19')) fail(`row description lacks path:line: ${JSON.stringify(text)}`);
+    if (!text.includes('def compute_total_with_tax(self, items: list[LineItem]) -> float:')) {
+      fail(`row detail lacks the snippet line: ${JSON.stringify(text)}`);
+    }
+    await shot(page, 'search-quickpick');
+    await row.click();
+    const { line, col } = lineCol(invoice, 'compute_total_with_tax(');
+    await expectEditorAt(page, 'invoice.py', line, col);
+    await shot(page, 'search-opened');
+  });
+
+  await check('Kebab: Search: arrow keys to a lower row, Enter opens that hit', async () => {
+    await searchUntil(page, 'RetryOptions attempts', 'retryWithExponentialBackoff');
+    const rows = await page.locator(SEL.rows).allInnerTexts();
+    log(`  rows: ${rows.map((r) => r.replace(/\s+/g, ' ').trim()).join(' | ')}`);
+    // Walk down with the arrow keys, as a person would, to the function's row (not the first:
+    // the interface named in the query ranks above it).
+    const index = rows.findIndex((r) => r.split('\n')[0].includes('retryWithExponentialBackoff'));
+    if (index < 1) fail(`the retryWithExponentialBackoff row is at index ${index}, expected below the first`);
+    const where = /src\/net\/retry\.ts:(\d+)/.exec(rows[index]);
+    if (!where) fail(`row has no path:line description: ${JSON.stringify(rows[index])}`);
+    const line = Number(where[1]);
+    await page.locator(SEL.quickInputBox).focus();
+    for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown');
+    const focused = await page.locator(`${SEL.rows}.focused`).innerText();
+    if (!focused.includes('retryWithExponentialBackoff')) fail(`focused row is ${JSON.stringify(focused)}`);
+    await page.keyboard.press('Enter');
+    // The hit is inside the function (lines 8-22); the column is where the server's match is.
+    const fnStart = lineCol(retry, 'export async function').line;
+    if (line < fnStart || line > fnStart + 14) fail(`the row points at line ${line}, outside the function`);
+    const hitCol = await (async () => {
+      await expectEditorAt(page, 'retry.ts', line, null);
+      return (await page.locator(SEL.lnCol).first().innerText()).trim();
+    })();
+    log(`  opened retry.ts at ${hitCol}`);
+  });
+
+  await check('Ctrl+T (Go to Symbol in Workspace) jumps to the symbol', async () => {
+    await closeQuickInput(page);
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+t');
+    const box = page.locator(SEL.quickInputBox);
+    await box.waitFor({ state: 'visible' });
+    const value = await box.inputValue();
+    if (!value.startsWith('#')) fail(`Ctrl+T opened ${JSON.stringify(value)}, not the # symbol picker`);
+    await box.pressSequentially('CheapestShippingRate', { delay: 10 });
+    const row = page.locator(SEL.rows).filter({ hasText: 'CheapestShippingRate' }).first();
+    await row.waitFor({ state: 'visible' });
+    await shot(page, 'workspace-symbols');
+    const first = (await page.locator(SEL.rows).first().innerText()).split('\n')[0];
+    if (!first.includes('CheapestShippingRate')) fail(`first symbol row is ${JSON.stringify(first)}`);
+    await page.keyboard.press('Enter');
+    const rates = FILES['src/shipping/rates.go'];
+    const { line, col } = lineCol(rates, 'func CheapestShippingRate');
+    await expectEditorAt(page, 'rates.go', line, col);
+    await shot(page, 'workspace-symbol-opened');
+  });
+
+  await check('the status bar item shows the indexed file count', async () => {
+    const item = page.locator('[id="workbench.parts.statusbar"] .statusbar-item').filter({ hasText: /Kebab: \d+ files/ });
+    await item.first().waitFor({ state: 'visible', timeout: 15_000 });
+    const text = (await item.first().innerText()).trim();
+    if (text !== `Kebab: ${Object.keys(FILES).length} files`) fail(`status bar item says ${JSON.stringify(text)}`);
+  });
+
+  await check('Kebab: Show Index Status reports the folder', async () => {
+    await clearToasts(page);
+    await runCommand(page, 'Kebab: Show Index Status');
+    const toast = page.locator(SEL.toast).filter({ hasText: 'Kebab: shop:' });
+    await toast.first().waitFor({ state: 'visible' });
+    const text = await toast.first().innerText();
+    if (!text.includes(`${Object.keys(FILES).length} files`) || !text.includes('up to date') || !text.includes(indexDir)) {
+      fail(`status message: ${JSON.stringify(text)}`);
+    }
+    await sleep(700); // let the toast finish sliding in
+    await shot(page, 'status');
+  });
+
+  await check('Kebab: Rebuild Index queues a rebuild and search works after it', async () => {
+    await clearToasts(page);
+    await runCommand(page, 'Kebab: Rebuild Index');
+    const toast = page.locator(SEL.toast).filter({ hasText: 'rebuilding the index of 1 folder(s)' });
+    await toast.first().waitFor({ state: 'visible' });
+    await closeQuickInput(page);
+    const { row } = await searchUntil(page, 'CheapestShippingRate', 'CheapestShippingRate');
+    await row.click();
+    const { line, col } = lineCol(FILES['src/shipping/rates.go'], 'CheapestShippingRate(');
+    await expectEditorAt(page, 'rates.go', line, col);
+  });
+
+  await check('a search error (InvalidParams) is shown to the user, not swallowed', async () => {
+    await clearToasts(page);
+    // Single quotes send a raw FTS5 expression; an unbalanced one is rejected with -32602.
+    await runCommand(page, 'Kebab: Search');
+    await page.locator(SEL.quickInputMessage).filter({ hasText: 'Search the workspace (kebab)' }).waitFor();
+    const box = page.locator(SEL.quickInputBox);
+    await box.fill('');
+    await box.pressSequentially("'total AND ('", { delay: 10 });
+    await page.keyboard.press('Enter');
+    const toast = page.locator(SEL.toast).filter({ hasText: 'Kebab: search failed' });
+    await toast.first().waitFor({ state: 'visible' });
+    const text = await toast.first().innerText();
+    if (!text.includes('-32602')) fail(`error message: ${JSON.stringify(text)}`);
+    await sleep(700);
+    await shot(page, 'search-error');
+    await clearToasts(page);
+  });
+
+  await check('a kebab.* setting edited in VS Code reaches the server (didChangeConfiguration)', async () => {
+    // Edit the user settings.json in VS Code's own editor and save, as a person would; the
+    // extension forwards the change and the server re-opens the index without the .go file.
+    const item = page.locator('[id="workbench.parts.statusbar"] .statusbar-item');
+    const total = Object.keys(FILES).length;
+    const editSettings = async (settings) => {
+      await runCommand(page, 'Preferences: Open User Settings (JSON)');
+      const editor = page.locator('.monaco-editor[data-uri$="settings.json"]').first();
+      await editor.waitFor({ state: 'visible' });
+      await sleep(300);
+      await editor.locator('.view-lines').click();
+      await page.keyboard.press('Control+a');
+      // insertText types no keys, so the editor's bracket and quote auto-closing stays out.
+      await page.keyboard.insertText(JSON.stringify(settings, null, 2));
+      await page.keyboard.press('Control+s');
+      await sleep(300);
+      await page.keyboard.press('Control+w');
+    };
+    await editSettings({ ...baseSettings, 'kebab.exclude': ['*.go'] });
+    await item.filter({ hasText: `Kebab: ${total - 1} files` }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await shot(page, 'setting-changed');
+    await editSettings(baseSettings);
+    await item.filter({ hasText: `Kebab: ${total} files` }).first().waitFor({ state: 'visible', timeout: 30_000 });
+  });
+
+  if (pageErrors.length) log(`page errors (not failures): ${pageErrors.slice(0, 5).join(' | ')}`);
+}
+
+main().then(() => finish(0), async (err) => {
+  log(`ERROR ${err.stack ?? err}`);
+  if (currentPage) await shot(currentPage, 'ERROR');
+  finish(1);
+});
