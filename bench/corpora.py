@@ -53,6 +53,13 @@ CORPORA: tuple[Corpus, ...] = (
            "usr/share/cargo/registry"),
 )
 
+# Quality (`kebab eval`) runs on smaller documented trees: its doc-blanked nl variant embeds
+# the whole tree twice, which a 60k-chunk tree cannot afford in one bench run.
+EVAL_CORPORA: tuple[Corpus, ...] = (
+    Corpus("click", "python", "pypi", "click", "8.1.7", "click-8.1.7"),
+    CORPORA[3],
+)
+
 PYRIGHT_VERSION = "1.1.414"
 
 

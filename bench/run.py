@@ -599,6 +599,61 @@ def save_profile(corpus: Corpus, index_root: Path, qs: dict[str, Any]) -> dict[s
 # -- report -------------------------------------------------------------------------------------
 
 
+def quality(work: Path) -> list[dict[str, Any]]:
+    """`kebab eval` (the real command) on each quality corpus."""
+    out = []
+    for c in corpora.EVAL_CORPORA:
+        corpora.fetch(c)
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-m", "kebab_lsp.cli", "eval", str(c.root), "--json",
+             "--per-set", str(_env_int("KEBAB_BENCH_EVAL_PER_SET", 50, 15)),
+             "--index-dir", str(work / f"eval-{c.key}")],
+            capture_output=True, text=True, check=True, timeout=3600)
+        out.append({"corpus": c.label, "seconds": time.perf_counter() - t0,
+                     "report": json.loads(proc.stdout)})
+    return out
+
+
+def render_quality(r: dict[str, Any], add: Callable[[str], None]) -> None:
+    runs = r.get("quality")
+    if not runs:
+        return
+    add("## Quality (`kebab eval`, queries drawn from each tree with seed 7)")
+    add("")
+    add("Sets: **name** (exact definition names), **fuzzy** (initials and fragments), **nl** (the "
+        "first sentence of a docstring, answered by its definition), **nl_blanked** (the same "
+        "queries on a copy of the tree whose doc text is blanked: the honest test of search by "
+        "meaning), **exact** (string literals, answered by every file containing them). "
+        "Latency is in-process.")
+    add("")
+    for run in runs:
+        add(f"### {run['corpus']} ({run['seconds']:.0f} s)")
+        add("")
+        add("| set | mode | n | MRR@10 | Hit@1 | Hit@5 | Recall@20 | Recall@50 | p50 ms | p95 ms |")
+        add("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for set_name, modes in run["report"]["sets"].items():
+            for mode, v in modes.items():
+                add(f"| {set_name} | {mode} | {v['n']} | {v['mrr@10']:.3f} | {v['hit@1']:.2f} | "
+                    f"{v['hit@5']:.2f} | {v['recall@20']:.2f} | {v['recall@50']:.2f} | "
+                    f"{v['p50_ms']:.1f} | {v['p95_ms']:.1f} |")
+        add("")
+        sets = run["report"]["sets"]
+        blank = sets.get("nl_blanked", {})
+        if blank:
+            best = max(blank["lexical"]["mrr@10"], blank["vector"]["mrr@10"])
+            hy = blank["hybrid"]["mrr@10"]
+            add(f"- hybrid MRR@10 on nl_blanked ≥ best single arm: {hy:.3f} vs {best:.3f} → "
+                f"{goal(hy >= best)}")
+        name_hit = max(sets["name"]["auto"]["hit@1"], sets["name"]["workspace_symbol"]["hit@1"])
+        add(f"- name Hit@1 ≥ 0.95 (auto {sets['name']['auto']['hit@1']:.2f}, workspace/symbol "
+            f"{sets['name']['workspace_symbol']['hit@1']:.2f}) → {goal(name_hit >= 0.95)}")
+        if sets.get("exact", {}).get("lexical", {}).get("n"):
+            rec = sets["exact"]["lexical"]["recall@50"]
+            add(f"- exact recall = 1.0: {rec:.2f} → {goal(rec == 1.0)}")
+        add("")
+
+
 def goal(ok: bool | None) -> str:
     return "n/a" if ok is None else ("**met**" if ok else "**not met**")
 
@@ -804,6 +859,7 @@ def render(r: dict[str, Any]) -> str:
         add(f"| embedding within 1.2× of bare onnxruntime | {e['ratio']:.2f}× | "
             f"{goal(e['ratio'] <= 1.2)} |")
     add("")
+    render_quality(r, add)
     syn = r.get("synthetic_symbols")
     if syn and syn.get("output"):
         add("### Synthetic 100k-symbol matcher (bench/bench_symbols.py, in-process, no LSP)")
@@ -905,6 +961,7 @@ def main(argv: list[str] | None = None) -> int:
         _step(r, "pyright", lambda: pyright_peer(main_corpus.root, qs, work))
         _step(r, "synthetic_symbols", synthetic_symbols)
         _step(r, "save_profile", lambda: save_profile(main_corpus, index_root, qs))
+        _step(r, "quality", lambda: quality(work))
     finally:
         if not os.environ.get("KEBAB_BENCH_KEEP_INDEX"):
             shutil.rmtree(work, ignore_errors=True)

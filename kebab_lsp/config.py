@@ -14,6 +14,7 @@ from typing import Any
 
 from indexing.discover import DEFAULT_MAX_BYTES
 from kebab_lsp.workspace import WorkspaceOptions
+from search.hybrid import DEFAULT_K_RRF
 from search.types import DEFAULT_K, MAX_K, MODES
 
 SECTION = "kebab"
@@ -34,6 +35,7 @@ class Settings:
     embed: bool = True
     embed_threads: int | None = None
     model_dir: str | None = None
+    rrf_k: int = DEFAULT_K_RRF
 
     def workspace_options(self) -> WorkspaceOptions:
         return WorkspaceOptions(
@@ -44,12 +46,13 @@ class Settings:
             embed=self.embed,
             model_dir=self.model_dir,
             embed_threads=self.embed_threads,
+            rrf_k=self.rrf_k,
         )
 
 
 # Settings that decide what is in an index: changing one means reopening and re-indexing.
 INDEX_SHAPING = ("index_dir", "exclude", "max_file_bytes", "workers", "embed", "embed_threads",
-                 "model_dir")
+                 "model_dir", "rrf_k")
 
 
 def _camel_to_snake(name: str) -> str:
@@ -117,6 +120,9 @@ def _check(name: str, value: Any) -> tuple[Any, str | None]:
             return None, None
         checked = _int_in(value, 1, 64)
         return (checked, None) if checked is not None else (None, "must be an integer in 1..64")
+    if name == "rrf_k":
+        checked = _int_in(value, 1, 1000)
+        return (checked, None) if checked is not None else (None, "must be an integer in 1..1000")
     if name == "model_dir":
         if value is None or (isinstance(value, str) and value.strip()):
             return value, None

@@ -17,6 +17,7 @@ from indexing.location import index_dir_for
 from indexing.store import Store
 from indexing.vector_index import SyncSummary, VectorIndex
 from search.engine import Searcher
+from search.hybrid import DEFAULT_K_RRF
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,7 @@ class WorkspaceOptions:
     embed: bool = True
     model_dir: str | None = None
     embed_threads: int | None = None
+    rrf_k: int = DEFAULT_K_RRF
 
 
 _embedders: dict[tuple[str | None, int | None], Embedder] = {}
@@ -63,7 +65,7 @@ class Workspace:
         self._vectors: VectorIndex | None = None
         self.vector_error: str | None = None if self.options.embed else "embeddings are off"
         self.searcher = Searcher(self.root, self.store, building=lambda: self.building,
-                                 vectors=self.vector_index)
+                                 vectors=self.vector_index, k_rrf=self.options.rrf_k)
         self.searcher.vector_error = self.vector_error
 
     def vector_index(self) -> VectorIndex | None:
