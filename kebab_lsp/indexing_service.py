@@ -65,8 +65,11 @@ class Folder:
 
     def __post_init__(self) -> None:
         store = self.workspace.store
-        # The lexical version moves on every committed batch: one cheap read per query.
-        self.symbols = SymbolIndex(store, lambda: int(store.meta_value("lexical_version") or 0))
+        # The lexical version moves on every committed batch: one cheap read per query. While
+        # a folder is being indexed, a large change may be answered from the previous matcher
+        # for the second its rebuild takes (workspace/symbol results are incomplete anyway).
+        self.symbols = SymbolIndex(store, store.lexical_version,
+                                   may_serve_stale=lambda: self.workspace.building)
 
     @property
     def root(self) -> Path:

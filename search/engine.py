@@ -101,7 +101,7 @@ class Searcher:
         lex: lexical.LexicalResult | None = None
         if plan in ("lexical", "hybrid"):
             t0 = time.perf_counter()
-            lex = lexical.retrieve(self.store, parsed, filters, window)
+            lex = lexical.retrieve(self.store, parsed, filters, window, fill=plan == "lexical")
             timing["lexical_ms"] = _ms(t0)
         _check(stop)
         vec: vector.VectorResult | None = None
@@ -109,9 +109,8 @@ class Searcher:
             t0 = time.perf_counter()
             vec = self._vector_arm(req.query, filters, window, meta)
             timing["vector_ms"] = _ms(t0)
-            if vec is None:
-                if lex is None:
-                    lex = lexical.retrieve(self.store, parsed, filters, req.k)
+            if vec is None:  # degraded: a full lexical answer, any-term fill included
+                lex = lexical.retrieve(self.store, parsed, filters, req.k)
                 plan = "lexical"
         _check(stop)
 
@@ -156,11 +155,10 @@ class Searcher:
         """Every ranked chunk with its score and explanation; hits (snippets, citations) are
         built later, only for the ones that survive the cut."""
         if plan == "hybrid" and lex is not None and vec is not None:
-            # Only hits that match every term vote in the fusion: the any-term fill of a
-            # sentence-like query is weak evidence, and measured on `kebab eval` (nl set, docs
-            # blanked) it pulled hybrid below vector alone. Those chunks can still come in
-            # through the vector arm.
-            lex_by = {r.row.chunk_id: r for r in lex.strict_ranked()}
+            # The lexical arm ran without the any-term fill: on a sentence-like query that fill
+            # is weak evidence, and measured on `kebab eval` (nl set, docs blanked) it pulled
+            # hybrid below vector alone. Those chunks can still come in through the vector arm.
+            lex_by = {r.row.chunk_id: r for r in lex.ranked}
             vec_by = {r.row.chunk_id: r for r in vec.ranked}
             fused = rrf({c: r.rank for c, r in lex_by.items()},
                         {c: r.rank for c, r in vec_by.items()}, self.k_rrf)

@@ -31,18 +31,17 @@ class LexicalResult:
     total: int
     plan: str
     warnings: list[str] = field(default_factory=list)
-    strict: int | None = None  # how many leading hits match every term (None: all of them)
-
-    def strict_ranked(self) -> list[Ranked]:
-        """The hits that match the whole query, without the any-term fill."""
-        return self.ranked if self.strict is None else self.ranked[: self.strict]
 
 
 def normalize_bm25(raw: float) -> float:
     return -raw / (1.0 + abs(raw)) if raw <= 0 else 0.0
 
 
-def retrieve(store: Store, parsed: ParsedQuery, filters: Filters, limit: int) -> LexicalResult:
+def retrieve(
+    store: Store, parsed: ParsedQuery, filters: Filters, limit: int, fill: bool = True
+) -> LexicalResult:
+    """`fill=False` skips the any-term fill (hybrid fusion does not use it, and on a long
+    sentence it is the most expensive query of all)."""
     if parsed.shape == "empty":
         return LexicalResult([], 0, "empty")
     if parsed.shape == "exact":
@@ -51,7 +50,7 @@ def retrieve(store: Store, parsed: ParsedQuery, filters: Filters, limit: int) ->
         return _ranked_fts(store, parsed.fts_raw, filters, limit, "raw")
     and_expr = and_expression(parsed.terms)
     result = _ranked_fts(store, and_expr, filters, limit, "and")
-    if len(parsed.terms) > 1 and len(result.ranked) < limit:
+    if fill and len(parsed.terms) > 1 and len(result.ranked) < limit:
         or_expr = or_expression(parsed.terms)
         seen = [r.row.rowid for r in result.ranked]
         extra = _fts(store, or_expr, filters, limit - len(result.ranked), seen)
@@ -62,7 +61,6 @@ def retrieve(store: Store, parsed: ParsedQuery, filters: Filters, limit: int) ->
             )
             result.total = store.count_matches(or_expr, filters)
             result.plan = "and+or_fill"
-            result.strict = start
             result.warnings.append(
                 f"only {start} result(s) contain every term; filled with results that contain "
                 "any term"

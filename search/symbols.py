@@ -477,17 +477,23 @@ class SymbolIndex:
     A full build costs about a second at 50k symbols, far too much after every save. So the
     index keeps a base matcher and, after writes, a small delta matcher over just the files
     the store's change log names; base rows from those files are dropped from answers, and the
-    two ordered answers are merged. The base is rebuilt only when the delta grows large or the
-    change log no longer reaches back to it. Answers are the same as a full rebuild's.
+    two ordered answers are merged: the same answers a full rebuild would give. When too much
+    changed to patch (a cold index, a branch switch), the base is rebuilt in a background
+    thread and, while `may_serve_stale()` says an index is still being built, queries are
+    answered from the previous state until it is ready. Otherwise a query waits for the
+    rebuild: once indexing is over, answers are always current.
     """
 
     def __init__(self, store: Store, version: Callable[[], int] | None = None,
-                 max_delta_paths: int = 256) -> None:
+                 max_delta_paths: int = 256,
+                 may_serve_stale: Callable[[], bool] | None = None) -> None:
         self._store = store
+        self._may_serve_stale = may_serve_stale or (lambda: False)
         self._version = version or store.lexical_version
         self._max_delta_paths = max_delta_paths
         self._lock = threading.Lock()
         self._state: _IndexState | None = None
+        self._rebuilding: threading.Thread | None = None
         self.reloads = 0
 
     def _current(self) -> _IndexState:
@@ -497,19 +503,42 @@ class SymbolIndex:
             if state is not None and state.version == version:
                 return state
             paths = None if state is None else self._store.changed_paths_since(state.base_version)
-            if state is None or paths is None or len(paths) > self._max_delta_paths:
-                # Read the version before the rows: a write landing in between bumps the
-                # version again, so the next call catches up rather than keeping stale rows.
-                base = SymbolMatcher(self._store.all_symbols())
-                state = _IndexState(base, version, version, None, frozenset(), 0)
-                self.reloads += 1
-            else:
+            if state is not None and paths is not None and len(paths) <= self._max_delta_paths:
                 delta = SymbolMatcher(self._store.symbols_in(paths))
                 hidden = sum(state.base.rows_per_path.get(p, 0) for p in paths)
                 state = _IndexState(state.base, state.base_version, version, delta,
                                     frozenset(paths), hidden)
+                self._state = state
+                return state
+            if state is not None and self._may_serve_stale():
+                # Too much changed to patch while an index is still landing (a cold index, a
+                # branch switch): rebuild in the background and answer from the last state
+                # meanwhile, instead of making every query of the burst pay a full rebuild.
+                if self._rebuilding is None or not self._rebuilding.is_alive():
+                    self._rebuilding = threading.Thread(
+                        target=self._rebuild, name="kebab-symbols", daemon=True)
+                    self._rebuilding.start()
+                return state
+            self._state = self._full(version)
+            return self._state
+
+    def _full(self, version: int) -> _IndexState:
+        # Read the version before the rows: a write landing in between bumps the version
+        # again, so the next call catches up rather than keeping stale rows.
+        self.reloads += 1
+        return _IndexState(SymbolMatcher(self._store.all_symbols()), version, version, None,
+                           frozenset(), 0)
+
+    def _rebuild(self) -> None:
+        state = self._full(self._version())
+        with self._lock:
             self._state = state
-            return state
+
+    def wait_idle(self, timeout: float = 30.0) -> None:
+        """Wait for a background rebuild (tests and benchmarks use this)."""
+        thread = self._rebuilding
+        if thread is not None:
+            thread.join(timeout)
 
     def matcher(self) -> SymbolMatcher:
         """The base matcher (for callers that need no freshness guarantee)."""
@@ -526,7 +555,7 @@ class SymbolIndex:
             # A few changed files may hold no top-level types, and then the delta's listing
             # falls back to every symbol; the whole workspace's listing does not.
             fresh = MatchResult([m for m in fresh.items if _is_top(m.row)], fresh.total)
-        merged = sorted(kept + fresh.items, key=_merge_key)[:limit]
+        merged = sorted(kept + fresh.items, key=merge_key)[:limit]
         total = base.total - (len(base.items) - len(kept)) + fresh.total
         return MatchResult(merged, total, total_is_lower_bound=base.total_is_lower_bound)
 
@@ -545,7 +574,7 @@ def _is_top(row: SymbolRow) -> bool:
     return not row.is_test and not row.symbol.container and row.symbol.kind in _TOP_KINDS
 
 
-def _merge_key(m: SymbolMatch) -> tuple[float, tuple[object, ...]]:
+def merge_key(m: SymbolMatch) -> tuple[float, tuple[object, ...]]:
     """The matcher's own order: tier and case agreement (the score), then the tie-break key
     (the empty-query listing has its own)."""
     sym = m.row.symbol

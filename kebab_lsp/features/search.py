@@ -15,9 +15,9 @@ from indexing.records import SymbolKind
 from kebab_lsp.config import Settings, plain
 from kebab_lsp.convert import result_wire
 from kebab_lsp.features import Feature, Handler, invalid_params
-from kebab_lsp.features.merge import merge_results
 from kebab_lsp.indexing_service import Folder
 from search.engine import Cancelled, validate
+from search.merge import merge_results
 from search.query import glob_to_regex
 from search.types import MODES, InvalidQuery, SearchFilters, SearchRequest, SearchResult
 

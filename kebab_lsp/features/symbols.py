@@ -23,7 +23,7 @@ from kebab_lsp.convert import lsp_location
 from kebab_lsp.features import Feature, Handler
 from kebab_lsp.indexing_service import Folder
 from search.engine import Cancelled
-from search.symbols import TOP, SymbolMatch, kind_rank
+from search.symbols import SymbolMatch, merge_key
 
 PARTIAL_BATCH = 50
 _QUALIFIED = re.compile(r"\S(::|\.)\S*$")
@@ -52,14 +52,8 @@ def merge(per_folder: Sequence[Sequence[FolderMatch]], limit: int) -> list[Folde
     if len(per_folder) == 1:
         return list(per_folder[0][:limit])
 
-    def key(m: FolderMatch) -> tuple[float, int, bool, int, str, str, int, int, int]:
-        row = m.match.row
-        sym = row.symbol
-        if m.match.tier == TOP:
-            return (-m.match.score, kind_rank(sym.kind), row.is_test, 0, "", row.path,
-                    sym.range.start_line, m.folder_index, row.id)
-        return (-m.match.score, kind_rank(sym.kind), row.is_test, len(sym.name),
-                sym.qualified_name, row.path, sym.range.start_line, m.folder_index, row.id)
+    def key(m: FolderMatch) -> tuple[tuple[float, tuple[object, ...]], int]:
+        return merge_key(m.match), m.folder_index
 
     merged = sorted((m for items in per_folder for m in items), key=key)
     return merged[:limit]

@@ -388,3 +388,34 @@ def test_incremental_index_answers_like_a_full_rebuild(tmp_path: Path) -> None:
     names = [m.row.symbol.name for m in index.match("insert_user", 5).items]
     assert names == ["insert_user"] and not index.match("add_user", 5).items
     ws.close()
+
+
+def test_large_changes_rebuild_in_the_background(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    span = Span(0, 0, 0, 1)
+    try:
+        _write(store, "a.py", [Symbol("alpha", SymbolKind.FUNCTION, None, "alpha", span, span)])
+        building = True
+        index = SymbolIndex(store, max_delta_paths=1, may_serve_stale=lambda: building)
+        assert names(index.match("alpha")) == ["alpha"]
+        with store.batch():
+            for name in ("beta", "gamma"):
+                store.write_file(FileWrite(
+                    f"{name}.py", 1, 1, name, "python", "",
+                    Extraction("python", [Symbol(name, SymbolKind.FUNCTION, None, name, span,
+                                                 span)], [])))
+        answered = index.match("a")  # too much to patch: served from the last state
+        assert "alpha" in names(answered)
+        index.wait_idle()
+        assert names(index.match("gamma")) == ["gamma"]
+        assert index.reloads == 2
+        building = False  # indexing over: a large change is rebuilt before answering
+        with store.batch():
+            for name in ("delta", "epsilon"):
+                store.write_file(FileWrite(
+                    f"{name}.py", 1, 1, name, "python", "",
+                    Extraction("python", [Symbol(name, SymbolKind.FUNCTION, None, name, span,
+                                                 span)], [])))
+        assert names(index.match("epsilon")) == ["epsilon"]
+    finally:
+        store.close()

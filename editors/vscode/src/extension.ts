@@ -27,6 +27,10 @@ const SERVER_SETTINGS = [
   'defaultK',
   'symbolLimit',
   'debounceMs',
+  'embed',
+  'embedThreads',
+  'modelDir',
+  'rrfK',
 ] as const;
 const RESTART_SETTINGS = ['serverPath', 'serverArgs'];
 const POLL_BUILDING_MS = 1000;
@@ -106,7 +110,7 @@ export function serverSettings(): Record<string, unknown> {
     if (value === undefined) {
       continue;
     }
-    if (key === 'indexDir') {
+    if (key === 'indexDir' || key === 'modelDir') {
       value = typeof value === 'string' && value.trim() ? expandPath(value) : null;
     }
     out[key] = value;

@@ -5,7 +5,8 @@ must become one: hits by score (ties by folder order, then each folder's own ran
 output is deterministic), and metadata that never claims more than every part can back
 (complete only if all parts are, `lower_bound` if any count is).
 
-This works on `search.types` values only, no protocol types; it would sit as well in `search/`.
+It works on `search.types` values only: ranking across folders is search's business, not the
+protocol adapter's.
 """
 
 from __future__ import annotations
