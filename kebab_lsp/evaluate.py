@@ -41,7 +41,7 @@ def _score_modes(ws: Workspace, queries: Sequence[EvalQuery], modes: Sequence[st
             t0 = time.perf_counter()
             result = ws.searcher.search(SearchRequest(q.text, mode=mode, k=K))
             latencies.append((time.perf_counter() - t0) * 1000)
-            ranked = [(h.path, h.span.start_line) for h in result.hits]
+            ranked = [(h.path, h.span.start_line, h.chunk_lines) for h in result.hits]
             per_query.append(score_ranking(ranked, q.targets))
         out[mode] = aggregate(per_query, latencies)
     return out

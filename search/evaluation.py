@@ -31,10 +31,15 @@ class Target:
     start_line: int = -1
     end_line: int = -1
 
-    def answered_by(self, path: str, line: int) -> bool:
+    def answered_by(self, path: str, line: int, chunk: tuple[int, int] | None = None) -> bool:
+        """A definition is answered by a hit cited inside it, or by a hit whose chunk holds
+        its first line: doc comments sit above the definition in most languages, so a hit on
+        the comment is cited above the definition's range yet names the right code."""
         if path != self.path:
             return False
-        return self.start_line < 0 or self.start_line <= line <= self.end_line
+        if self.start_line < 0 or self.start_line <= line <= self.end_line:
+            return True
+        return chunk is not None and chunk[0] <= self.start_line <= chunk[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +81,11 @@ def percentile(sorted_values: Sequence[float], pct: float) -> float:
     return float(sorted_values[int(rank) - 1])
 
 
+Ranked = tuple[str, int] | tuple[str, int, tuple[int, int]]  # (path, line[, chunk lines])
+
+
 def score_ranking(
-    ranked: Sequence[tuple[str, int]], targets: Sequence[Target]
+    ranked: Sequence[Ranked], targets: Sequence[Target]
 ) -> tuple[float, float, float, float, float]:
     """(reciprocal rank within 10, hit@1, hit@5, recall@20, recall@50) for one query.
 
@@ -85,9 +93,10 @@ def score_ranking(
     answered within the cut.
     """
     first_rank: dict[int, int] = {}
-    for rank, (path, line) in enumerate(ranked, start=1):
+    for rank, item in enumerate(ranked, start=1):
+        chunk = item[2] if len(item) > 2 else None  # type: ignore[misc]
         for i, target in enumerate(targets):
-            if i not in first_rank and target.answered_by(path, line):
+            if i not in first_rank and target.answered_by(item[0], item[1], chunk):
                 first_rank[i] = rank
     best = min(first_rank.values(), default=0)
     rr = 1.0 / best if best and best <= 10 else 0.0

@@ -75,3 +75,10 @@ def test_eval_smoke_run(sample_repo: Path, index_root: Path) -> None:
                                            "workspace_symbol"}
     assert report["sets"]["exact"]["lexical"]["recall@50"] == 1.0
     assert report["sets"]["name"]["workspace_symbol"]["hit@1"] == 1.0
+
+
+def test_doc_comment_above_a_definition_answers_it() -> None:
+    target = [Target("lib.rs", 10, 20)]  # the fn's own range; its `///` doc is at lines 8-9
+    assert score_ranking([("lib.rs", 8)], target)[0] == 0.0
+    assert score_ranking([("lib.rs", 8, (8, 20))], target)[0] == 1.0
+    assert score_ranking([("lib.rs", 30, (25, 40))], target)[0] == 0.0
