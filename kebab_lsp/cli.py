@@ -138,8 +138,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         _print_hit(hit, color)
     meta = wire["meta"]
     shown = len(wire["hits"])
-    print(f"-- {shown} of {meta['total_matches']} match(es), {meta['timing']['total_ms']:.1f} ms",
-          file=sys.stderr)
+    bound = "at least " if meta["count_accuracy"] == "lower_bound" else ""
+    print(f"-- {shown} of {bound}{meta['total_matches']} match(es), "
+          f"{meta['timing']['total_ms']:.1f} ms", file=sys.stderr)
     for warning in meta["warnings"]:
         print(f"warning: {warning}", file=sys.stderr)
     return 0

@@ -95,6 +95,10 @@ class Searcher:
         if parsed.shape in ("exact", "raw", "empty") and plan != "lexical":
             meta.warnings.append(f"{parsed.shape} queries are answered lexically")
             plan = "lexical"
+        if plan in ("vector", "hybrid") and self._vectors() is None:
+            reason = self.vector_error or "vector search is not enabled"
+            meta.warnings.append(f"{reason}; answered with lexical search")
+            plan = "lexical"
         window = oversample(req.k) if plan == "hybrid" or intent.name == "definition" else req.k
         timing: dict[str, float] = {}
 
@@ -109,7 +113,7 @@ class Searcher:
             t0 = time.perf_counter()
             vec = self._vector_arm(req.query, filters, window, meta)
             timing["vector_ms"] = _ms(t0)
-            if vec is None:  # degraded: a full lexical answer, any-term fill included
+            if vec is None:  # the vector side failed: a full lexical answer, fill included
                 lex = lexical.retrieve(self.store, parsed, filters, req.k)
                 plan = "lexical"
         _check(stop)
@@ -136,9 +140,8 @@ class Searcher:
         self, query: str, filters: Filters, limit: int, meta: Meta
     ) -> vector.VectorResult | None:
         vindex = self._vectors()
-        if vindex is None:
-            reason = self.vector_error or "vector search is not enabled"
-            meta.warnings.append(f"{reason}; answered with lexical search")
+        if vindex is None:  # disabled between the plan and now
+            meta.warnings.append("vector search became unavailable; answered with lexical search")
             return None
         try:
             return vector.retrieve(self.store, vindex, query, filters, limit)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from indexing.store import ChunkRow, Filters, QuerySyntaxError, Store
-from search.query import ParsedQuery, and_expression, or_expression
+from search.query import ParsedQuery, and_expression, content_terms, or_expression
 from search.types import InvalidQuery
 
 
@@ -51,7 +51,7 @@ def retrieve(
     and_expr = and_expression(parsed.terms)
     result = _ranked_fts(store, and_expr, filters, limit, "and")
     if fill and len(parsed.terms) > 1 and len(result.ranked) < limit:
-        or_expr = or_expression(parsed.terms)
+        or_expr = or_expression(content_terms(parsed.terms))
         seen = [r.row.rowid for r in result.ranked]
         extra = _fts(store, or_expr, filters, limit - len(result.ranked), seen)
         if extra:
@@ -63,7 +63,7 @@ def retrieve(
             result.plan = "and+or_fill"
             result.warnings.append(
                 f"only {start} result(s) contain every term; filled with results that contain "
-                "any term"
+                "any term (common words such as 'the' aside)"
             )
     return result
 

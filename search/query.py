@@ -82,8 +82,15 @@ def or_expression(terms: tuple[str, ...]) -> str:
     return " OR ".join(term_clause(t) for t in terms)
 
 
-# Words too common to mark or to cite: "a" would otherwise light up inside "async".
-_UNMARKED = frozenset({"a", "an", "the", "of", "to", "in", "is", "it", "on", "at", "as", "and",
+def content_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The terms that carry meaning (all of them if every one is a function word)."""
+    kept = tuple(t for t in terms if re.sub(r"\W+", "", t).lower() not in COMMON_WORDS)
+    return kept or terms
+
+
+# English function words: too common to mark or cite ("a" would light up inside "async"), and
+# left out of the any-term fill, where they match nearly every chunk and add no ranking signal.
+COMMON_WORDS = frozenset({"a", "an", "the", "of", "to", "in", "is", "it", "on", "at", "as", "and",
                        "or", "for", "with", "that", "this", "from", "be", "are", "we", "do",
                        "how", "what", "where", "which", "when", "does"})
 
@@ -98,7 +105,7 @@ def highlight_words(terms: tuple[str, ...]) -> tuple[str, ...]:
                 continue
             words.add(word.lower())
             words.update(split_identifier(word))
-    kept = {w for w in words if len(w) > 1 and w not in _UNMARKED}
+    kept = {w for w in words if len(w) > 1 and w not in COMMON_WORDS}
     return tuple(sorted(kept, key=lambda w: (-len(w), w)))
 
 

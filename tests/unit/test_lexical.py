@@ -177,3 +177,11 @@ def test_long_lines_and_odd_files_stay_searchable(sample_repo: Path, index_root:
     assert run(ws, "ok_before").hits[0].path == "broken.py"
     assert run(ws, "naive_fn").hits[0].path == "dir with space/naïve.py"
     ws.close()
+
+
+def test_fill_ignores_common_words(workspace: Workspace) -> None:
+    # "the" is in many chunks and "zebra" in none: no chunk matches the query's meaning.
+    result = run(workspace, "the zebra", k=5)
+    assert result.hits == [] and result.meta.total_matches == 0
+    only_common = run(workspace, "the of", k=50)  # nothing but function words: kept as typed
+    assert only_common.hits
