@@ -41,7 +41,7 @@ class ProgressSink(Protocol):
 class IndexListener(Protocol):
     """How the service talks to the outside world; called from the writer thread."""
 
-    def begin(self, title: str) -> ProgressSink: ...
+    def begin(self, title: str, unit: str = "files") -> ProgressSink: ...
 
     def log(self, level: str, message: str) -> None: ...
 
@@ -402,7 +402,7 @@ class IndexService:
             nonlocal sink
             folder.embedding = (done, todo)
             if todo and sink is None:
-                sink = self.listener.begin(f"Embedding {folder.name}")
+                sink = self.listener.begin(f"Embedding {folder.name}", unit="chunks")
             if sink is not None:
                 sink.report(done, todo)
 

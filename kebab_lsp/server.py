@@ -166,9 +166,10 @@ class _LspSink:
     """`$/progress` report/end for one server-created token, throttled so a big index does not
     flood the client."""
 
-    def __init__(self, server: KebabServer, token: str) -> None:
+    def __init__(self, server: KebabServer, token: str, unit: str) -> None:
         self.server = server
         self.token = token
+        self.unit = unit
         self._last_pct = -1
         self._last_at = 0.0
 
@@ -178,7 +179,8 @@ class _LspSink:
         if pct == self._last_pct and now - self._last_at < PROGRESS_INTERVAL_S:
             return
         self._last_pct, self._last_at = pct, now
-        value = types.WorkDoneProgressReport(message=f"{done}/{total} files", percentage=pct)
+        value = types.WorkDoneProgressReport(message=f"{done}/{total} {self.unit}",
+                                             percentage=pct)
         self.server.call_on_loop(self.server.work_done_progress.report, self.token, value)
 
     def end(self, message: str) -> None:
@@ -192,7 +194,7 @@ class LspReporter:
     def __init__(self, server: KebabServer) -> None:
         self.server = server
 
-    def begin(self, title: str) -> ProgressSink:
+    def begin(self, title: str, unit: str = "files") -> ProgressSink:
         server = self.server
         loop = server.loop
         if loop is None or not server.client_supports("window.work_done_progress"):
@@ -208,7 +210,7 @@ class LspReporter:
         begin = types.WorkDoneProgressBegin(title=title, message="scanning files",
                                             percentage=0, cancellable=False)
         server.call_on_loop(server.work_done_progress.begin, token, begin)
-        return _LspSink(server, token)
+        return _LspSink(server, token, unit)
 
     def log(self, level: str, message: str) -> None:
         self.server.log(level, message)
