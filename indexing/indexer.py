@@ -78,7 +78,6 @@ class _Work:
     """A file that must be (re)extracted: picklable, so it can go to a worker process."""
 
     path: str
-    abs_path: str
     size: int
     mtime_ns: int
     data: bytes
@@ -207,7 +206,7 @@ class Indexer:
                 renames.append((old, cand.path, cand.size, cand.mtime_ns))
                 continue
             work.append(
-                _Work(cand.path, str(cand.abs_path), cand.size, cand.mtime_ns, data, digest,
+                _Work(cand.path, cand.size, cand.mtime_ns, data, digest,
                       state is None)
             )
         if touched or renames:
@@ -314,7 +313,7 @@ class Indexer:
             if state and state.hash == digest:
                 summary.unchanged += 1
                 continue
-            work.append(_Work(rel, str(path), st.st_size, st.st_mtime_ns, data, digest,
+            work.append(_Work(rel, st.st_size, st.st_mtime_ns, data, digest,
                               state is None))
         self._write(work, summary, None)
         if drops:
