@@ -61,6 +61,7 @@ class Folder:
     queued_scans: int = 0
     removed: bool = False
     embedding: tuple[int, int] | None = None
+    open_paths: set[str] = field(default_factory=set)  # workspace-relative, embedded first
     symbols: SymbolIndex = field(init=False)
 
     def __post_init__(self) -> None:
@@ -176,6 +177,20 @@ class IndexService:
 
     def changed(self, paths: Iterable[Path]) -> None:
         self._add_events(_Event("changed", normalize(p)) for p in paths)
+
+    def opened(self, path: Path) -> None:
+        path = normalize(path)
+        with self._cond:
+            for folder in self._folders.values():
+                if folder.owns(path):
+                    folder.open_paths.add(path.relative_to(folder.root).as_posix())
+
+    def closed(self, path: Path) -> None:
+        path = normalize(path)
+        with self._cond:
+            for folder in self._folders.values():
+                if folder.owns(path):
+                    folder.open_paths.discard(path.relative_to(folder.root).as_posix())
 
     def renamed(self, old: Path, new: Path) -> None:
         self._add_events([_Event("renamed", normalize(old), normalize(new))])
@@ -409,9 +424,11 @@ class IndexService:
         def should_stop() -> bool:
             return self._stopping or folder.removed or self._embed_restart.is_set()
 
+        with self._cond:
+            first = sorted(paths | folder.open_paths)
         try:
             summary = folder.workspace.sync_vectors(
-                progress=progress, should_stop=should_stop, first_paths=sorted(paths))
+                progress=progress, should_stop=should_stop, first_paths=first)
         finally:
             folder.embedding = None
         if summary is None:

@@ -37,7 +37,20 @@ class SyncFeature(Feature):
             Handler(types.WORKSPACE_DID_CREATE_FILES, self.did_create_files, _ALL_FILES),
             Handler(types.WORKSPACE_DID_DELETE_FILES, self.did_delete_files, _ALL_FILES),
             Handler(types.WORKSPACE_DID_RENAME_FILES, self.did_rename_files, _ALL_FILES),
+            Handler(types.TEXT_DOCUMENT_DID_OPEN, self.did_open),
+            Handler(types.TEXT_DOCUMENT_DID_CLOSE, self.did_close),
         )
+
+    def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
+        """Open files are what the user is looking at: they are embedded first."""
+        path = uri_path(params.text_document.uri)
+        if path is not None:
+            self.server.index.opened(path)
+
+    def did_close(self, params: types.DidCloseTextDocumentParams) -> None:
+        path = uri_path(params.text_document.uri)
+        if path is not None:
+            self.server.index.closed(path)
 
     def _changed(self, uris: Iterable[str]) -> None:
         paths = [p for p in (uri_path(u) for u in uris) if p is not None]

@@ -221,3 +221,29 @@ def test_incomplete_embeddings_are_reported(tmp_path: Path) -> None:
     assert result.meta.recall["complete"] is False
     assert any("embeddings cover" in w for w in result.meta.warnings)
     ws.close()
+
+
+def test_first_paths_are_embedded_first(tmp_path: Path) -> None:
+    """Open or just-saved files go to the front of the embedding queue."""
+    from indexing.vector_index import WRITE_BATCH
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    per_file = 30
+    files = WRITE_BATCH // per_file + 2  # more chunks than one write batch
+    for i in range(files):
+        body = "".join(f"def fn_{i}_{j}(x):\n    return x + {j}\n\n" for j in range(per_file))
+        (root / f"m{i:02}.py").write_text(body)
+    ws = Workspace(root, WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1))
+    ws.indexer.index()
+    last = f"m{files - 1:02}.py"
+    written: list[int] = []
+    summary = ws.sync_vectors(first_paths=[last], progress=lambda done, _: written.append(done),
+                              should_stop=lambda: bool(written and written[-1] > 0))
+    assert summary is not None and summary.cancelled and summary.embedded == WRITE_BATCH
+    vindex = ws.vector_index()
+    assert vindex is not None
+    embedded = vindex.vectors.chunk_ids()
+    last_ids = {s.chunk_id for s in ws.store.embedding_sources() if s.path == last}
+    assert last_ids <= embedded  # the last file in path order was embedded first
+    ws.close()
