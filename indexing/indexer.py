@@ -59,6 +59,22 @@ class IndexSummary:
         self.skipped_by_reason[reason] = self.skipped_by_reason.get(reason, 0) + 1
         self.skipped_paths.append((path, reason))
 
+    def absorb(self, part: IndexSummary) -> None:
+        """Add another update's counts to this one (one log line for a batch of events)."""
+        self.scanned += part.scanned
+        self.new += part.new
+        self.changed += part.changed
+        self.unchanged += part.unchanged
+        self.deleted += part.deleted
+        self.renamed += part.renamed
+        self.skipped += part.skipped
+        self.seconds += part.seconds
+
+    def describe(self) -> str:
+        return (f"scanned {self.scanned}, new {self.new}, changed {self.changed}, "
+                f"unchanged {self.unchanged}, deleted {self.deleted}, renamed {self.renamed}, "
+                f"skipped {self.skipped} in {self.seconds:.2f}s")
+
     def as_json(self) -> dict[str, object]:
         return {
             "scanned": self.scanned,

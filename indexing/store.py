@@ -22,7 +22,7 @@ from typing import Any, cast
 
 import apsw
 
-from indexing.records import Extraction, Span, Symbol, chunk_id_for
+from indexing.records import Extraction, Span, Symbol, SymbolKind, chunk_id_for
 from indexing.schema import DDL, FTS_WEIGHTS, SCHEMA_VERSION
 from indexing.text import identifier_parts
 
@@ -142,8 +142,6 @@ _SYMBOL_COLUMNS = """
 
 
 def _symbol_from(row: Sequence[Any]) -> Symbol:
-    from indexing.records import SymbolKind
-
     return Symbol(
         name=row[0],
         kind=SymbolKind(row[1]),

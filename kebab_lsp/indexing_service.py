@@ -300,7 +300,7 @@ class IndexService:
             stats = folder.workspace.store.stats()
             sink.end(f"{stats.files} files, {stats.symbols} symbols")
             self._embed_later(folder, summary.written_paths)
-            self.listener.log("info", f"{verb.lower()} {folder.root}: {describe(summary)}")
+            self.listener.log("info", f"{verb.lower()} {folder.root}: {summary.describe()}")
         finally:
             with self._cond:
                 folder.queued_scans -= 1
@@ -344,7 +344,7 @@ class IndexService:
                 # A directory or an ignore file changed: only a walk knows what that means.
                 # The scan is incremental, so this costs a stat per file.
                 summary = folder.workspace.indexer.index()
-                self.listener.log("info", f"rescanned {folder.root}: {describe(summary)}")
+                self.listener.log("info", f"rescanned {folder.root}: {summary.describe()}")
                 self._embed_later(folder, summary.written_paths)
                 continue
             total = IndexSummary()
@@ -352,15 +352,15 @@ class IndexService:
             for event in self._expand(folder, mine):
                 if event.kind == "renamed" and event.new_path is not None:
                     if changed:
-                        _add(total, folder.workspace.indexer.update_paths(_unique(changed)))
+                        total.absorb(folder.workspace.indexer.update_paths(_unique(changed)))
                         changed = []
-                    _add(total, folder.workspace.indexer.rename_path(event.path, event.new_path))
+                    total.absorb(folder.workspace.indexer.rename_path(event.path, event.new_path))
                 else:
                     changed.append(event.path)
             if changed:
-                _add(total, folder.workspace.indexer.update_paths(_unique(changed)))
+                total.absorb(folder.workspace.indexer.update_paths(_unique(changed)))
             if total.new or total.changed or total.deleted or total.renamed:
-                self.listener.log("info", f"updated {folder.root}: {describe(total)}")
+                self.listener.log("info", f"updated {folder.root}: {total.describe()}")
                 rel = [e.path.relative_to(folder.root).as_posix() for e in mine
                        if folder.owns(e.path)]
                 self._embed_later(folder, rel)
@@ -481,19 +481,3 @@ def _needs_scan(folder: Folder, path: Path) -> bool:
 
 def _unique(paths: list[Path]) -> list[Path]:
     return list(dict.fromkeys(paths))
-
-
-def _add(into: IndexSummary, part: IndexSummary) -> None:
-    into.new += part.new
-    into.changed += part.changed
-    into.unchanged += part.unchanged
-    into.deleted += part.deleted
-    into.renamed += part.renamed
-    into.skipped += part.skipped
-    into.seconds += part.seconds
-
-
-def describe(s: IndexSummary) -> str:
-    return (f"scanned {s.scanned}, new {s.new}, changed {s.changed}, unchanged {s.unchanged}, "
-            f"deleted {s.deleted}, renamed {s.renamed}, skipped {s.skipped} "
-            f"in {s.seconds:.2f}s")

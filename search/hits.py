@@ -8,8 +8,6 @@ not need to re-run matching.
 
 from __future__ import annotations
 
-import re
-
 from indexing.records import Span
 from indexing.store import ChunkRow
 from search.types import Hit, Retrieval, Snippet
@@ -75,7 +73,7 @@ def _names_symbol(row: ChunkRow, words: tuple[str, ...]) -> bool:
     if row.symbol is None or not words:
         return False
     name = row.symbol.name.lower()
-    return name in words or any(re.fullmatch(re.escape(w), name) for w in words)
+    return name in words
 
 
 def build_hit(
