@@ -17,7 +17,14 @@ from typing import Any, TextIO
 from indexing.indexer import IndexSummary
 from kebab_lsp.convert import result_wire
 from kebab_lsp.workspace import Workspace, WorkspaceOptions
-from search.types import DEFAULT_K, MODES, InvalidQuery, SearchFilters, SearchRequest
+from search.types import (
+    DEFAULT_K,
+    MODES,
+    InvalidQuery,
+    SearchFilters,
+    SearchRequest,
+    SearchUnavailable,
+)
 
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
 MARK, UNMARK = "\x1b[1;31m", "\x1b[0m"
@@ -126,7 +133,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         ws.indexer.index(progress=Progress("indexing"))
     try:
         result = ws.searcher.search(_request(args))
-    except InvalidQuery as exc:
+    except (InvalidQuery, SearchUnavailable) as exc:
         print(f"kebab: {exc}", file=sys.stderr)
         return 2
     wire = result_wire(result, explain=args.explain or args.json)

@@ -28,6 +28,7 @@ from search.types import (
     Retrieval,
     SearchRequest,
     SearchResult,
+    SearchUnavailable,
 )
 
 ShouldStop = Callable[[], bool]
@@ -92,12 +93,12 @@ class Searcher:
         stop = should_stop or (lambda: False)
         plan, intent = _plan(req, parsed)
         meta = Meta(mode=req.mode, intent={"name": intent.name, "rule": intent.rule})
-        if parsed.shape in ("exact", "raw", "empty") and plan != "lexical":
-            meta.warnings.append(f"{parsed.shape} queries are answered lexically")
+        if parsed.shape == "empty":
+            meta.warnings.append("the query is empty: nothing to search for")
             plan = "lexical"
         if plan in ("vector", "hybrid") and self._vectors() is None:
             reason = self.vector_error or "vector search is not enabled"
-            meta.warnings.append(f"{reason}; answered with lexical search")
+            self._degrade(req, meta, reason)
             plan = "lexical"
         window = oversample(req.k) if plan == "hybrid" or intent.name == "definition" else req.k
         timing: dict[str, float] = {}
@@ -111,7 +112,7 @@ class Searcher:
         vec: vector.VectorResult | None = None
         if plan in ("vector", "hybrid"):
             t0 = time.perf_counter()
-            vec = self._vector_arm(req.query, filters, window, meta)
+            vec = self._vector_arm(req, parsed.text, filters, window, meta)
             timing["vector_ms"] = _ms(t0)
             if vec is None:  # the vector side failed: a full lexical answer, fill included
                 lex = lexical.retrieve(self.store, parsed, filters, req.k)
@@ -119,7 +120,7 @@ class Searcher:
         _check(stop)
 
         words = highlight_words(parsed.terms) if parsed.shape == "terms" else ()
-        if parsed.shape == "exact":
+        if parsed.is_exact:
             words = (parsed.exact_text.lower(),)
         candidates = self._candidates(plan, lex, vec)
         if req.mode == "auto":
@@ -136,17 +137,27 @@ class Searcher:
         meta.timing = timing
         return SearchResult(hits=hits, meta=meta)
 
+    @staticmethod
+    def _degrade(req: SearchRequest, meta: Meta, reason: str) -> None:
+        """`auto` may fall back to words when vectors cannot serve, and says so; a mode the
+        caller chose is a contract, so it fails instead."""
+        if req.mode != "auto":
+            raise SearchUnavailable(
+                f"mode {req.mode!r} needs vector search, which is unavailable: {reason}. "
+                "Use mode 'auto' (which falls back to lexical search) or 'lexical'.")
+        meta.warnings.append(f"{reason}; answered with lexical search")
+
     def _vector_arm(
-        self, query: str, filters: Filters, limit: int, meta: Meta
+        self, req: SearchRequest, query: str, filters: Filters, limit: int, meta: Meta
     ) -> vector.VectorResult | None:
         vindex = self._vectors()
         if vindex is None:  # disabled between the plan and now
-            meta.warnings.append("vector search became unavailable; answered with lexical search")
+            self._degrade(req, meta, "vector search became unavailable")
             return None
         try:
             return vector.retrieve(self.store, vindex, query, filters, limit)
         except VectorsUnavailable as exc:
-            meta.warnings.append(f"{exc}; answered with lexical search")
+            self._degrade(req, meta, str(exc))
             return None
 
     def _candidates(

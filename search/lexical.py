@@ -44,7 +44,7 @@ def retrieve(
     sentence it is the most expensive query of all)."""
     if parsed.shape == "empty":
         return LexicalResult([], 0, "empty")
-    if parsed.shape == "exact":
+    if parsed.is_exact:
         return exact(store, parsed.exact_text, filters, limit)
     if parsed.shape == "raw":
         return _ranked_fts(store, parsed.fts_raw, filters, limit, "raw")

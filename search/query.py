@@ -14,21 +14,48 @@ from typing import Literal
 from indexing.text import split_identifier
 from search.types import InvalidQuery
 
-QueryShape = Literal["empty", "raw", "exact", "terms"]
+QueryShape = Literal["empty", "raw", "quoted", "code", "terms"]
 
 _WORD = re.compile(r"\w", re.UNICODE)
-# Characters that make a string read as code rather than words: calls with arguments,
-# decorators/attributes, operators, brackets, string quotes.
-_CODE_FRAGMENT = re.compile(r"(\w\(.+\))|(^@\w)|[=;{}\[\]<>|&+*/%!\"'`$#\\]|->|=>")
+# Signs that a string is code rather than words: a call with arguments, a decorator or
+# attribute, operators, brackets, backticks, `$`/`#` sigils. An apostrophe is not one: it sits
+# inside ordinary English ("the user's name", "what's").
+_CODE_SIGN = re.compile(r"\w\(.+\)|^@\w|[=;{}\[\]<>|&+*/%!`$#\\]|->|=>")
+# A token that reads as an English word: letters (one apostrophe inside), maybe a trailing
+# punctuation mark. Code keywords are not prose even though they look like words.
+_PROSE_TOKEN = re.compile(r"^[A-Za-z][a-z]+(?:'[a-z]+)?[,.?!:;]?$")
+_CODE_KEYWORDS = frozenset({
+    "if", "else", "elif", "for", "while", "return", "nil", "null", "none", "true", "false",
+    "let", "const", "var", "fn", "func", "def", "new", "self", "this", "not", "and", "or",
+    "in", "is", "err", "await", "async", "import", "from", "yield", "class", "struct",
+    "pub", "impl", "type", "mut", "static", "void", "int", "str", "bool",
+})
 
 
 @dataclass(frozen=True, slots=True)
 class ParsedQuery:
+    """What the user typed, understood as syntax. `shape` says how the lexical arm reads it;
+    `text` is what a vector arm embeds (the query without its enclosing quotes); `terms` are
+    its words, for every shape that has any."""
+
     raw: str
     shape: QueryShape
     terms: tuple[str, ...] = ()
     exact_text: str = ""
     fts_raw: str = ""
+
+    @property
+    def text(self) -> str:
+        if self.shape == "raw":
+            return self.fts_raw
+        if self.shape == "quoted":
+            return self.exact_text
+        return " ".join(self.raw.split())
+
+    @property
+    def is_exact(self) -> bool:
+        """Read as exact text by the lexical arm (grep semantics)."""
+        return self.shape in ("quoted", "code")
 
 
 def parse(query: str) -> ParsedQuery:
@@ -40,20 +67,28 @@ def parse(query: str) -> ParsedQuery:
         if not inner:
             raise InvalidQuery("raw FTS5 query is empty: put an expression between the quotes")
         return ParsedQuery(query, "raw", fts_raw=inner)
-    if len(text) >= 2 and text[0] == '"' and text[-1] == '"' and len(text[1:-1]) > 0:
-        return ParsedQuery(query, "exact", exact_text=text[1:-1])
-    if is_code_fragment(text):
-        return ParsedQuery(query, "exact", exact_text=text)
     terms = tuple(t for t in text.split() if _WORD.search(t))
-    if not terms:
-        return ParsedQuery(query, "exact", exact_text=text)
+    if len(text) >= 2 and text[0] == '"' and text[-1] == '"' and len(text[1:-1]) > 0:
+        inner = text[1:-1]
+        return ParsedQuery(query, "quoted", tuple(t for t in inner.split() if _WORD.search(t)),
+                           exact_text=inner)
+    if not terms or is_code_fragment(text):
+        return ParsedQuery(query, "code", terms, exact_text=text)
     return ParsedQuery(query, "terms", terms=terms)
 
 
 def is_code_fragment(text: str) -> bool:
-    """`foo(bar, 1)` and `@storage_var` are code; `foo()`, `a.b` and `a::b` stay symbol-like
-    so they can go definitions-first."""
-    return bool(_CODE_FRAGMENT.search(text))
+    """The whole query is code: it carries a sign of code (`foo(bar, 1)`, `@storage_var`,
+    `a != b`, `x[0]`) and at most a few word-like tokens around it, so prose that merely
+    mentions code ("calls close() and flush() before exit", "the user's name") stays prose.
+    `foo()`, `a.b` and `a::b` are not code fragments: they stay symbol-like and go
+    definitions-first."""
+    if not _CODE_SIGN.search(text):
+        return False
+    tokens = text.split()
+    prose = sum(1 for t in tokens if _PROSE_TOKEN.match(t)
+                and t.rstrip(",.?!:;").lower() not in _CODE_KEYWORDS)
+    return prose * 2 < len(tokens) and prose < 3
 
 
 def _quote(token: str) -> str:
@@ -177,9 +212,10 @@ _FIND = re.compile(
 def route(parsed: ParsedQuery) -> Intent:
     """Decide the intent for `mode: auto`. Identifiers go definitions-first, quoted text and
     code go to exact text, and everything else is natural language for hybrid search."""
-    if parsed.shape == "exact":
-        quoted = parsed.raw.strip().startswith('"')
-        return Intent("exact_text", "quoted string" if quoted else "code fragment")
+    if parsed.shape == "quoted":
+        return Intent("exact_text", "quoted string")
+    if parsed.shape == "code":
+        return Intent("exact_text", "code fragment")
     if parsed.shape == "raw":
         return Intent("lexical", "raw FTS5 expression")
     if parsed.shape == "empty":

@@ -24,6 +24,12 @@ class InvalidQuery(ValueError):
     """A request that cannot be answered as asked; the message says what is wrong."""
 
 
+class SearchUnavailable(RuntimeError):
+    """A well-formed request for a channel that cannot serve right now (an explicit `vector`
+    or `hybrid` mode without vectors). It fails instead of quietly answering another way; the
+    message says why and what to do."""
+
+
 @dataclass(frozen=True, slots=True)
 class SearchFilters:
     langs: tuple[str, ...] = ()

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 if TYPE_CHECKING:
     from kebab_lsp.server import KebabServer
@@ -40,3 +40,11 @@ class Feature:
 def invalid_params(message: str) -> JsonRpcInvalidParams:
     """A -32602 error whose message is ours, not a generic one."""
     return JsonRpcInvalidParams(message)
+
+
+#: LSP's RequestFailed: the request was well formed, but the server cannot do what it asks.
+REQUEST_FAILED = -32803
+
+
+def request_failed(message: str) -> JsonRpcException:
+    return JsonRpcException(message, code=REQUEST_FAILED)

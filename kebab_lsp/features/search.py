@@ -14,12 +14,19 @@ from typing import Any
 from indexing.records import SymbolKind
 from kebab_lsp.config import Settings, plain
 from kebab_lsp.convert import result_wire
-from kebab_lsp.features import Feature, Handler, invalid_params
+from kebab_lsp.features import Feature, Handler, invalid_params, request_failed
 from kebab_lsp.indexing_service import Folder
 from search.engine import Cancelled, validate
 from search.merge import merge_results
 from search.query import glob_to_regex
-from search.types import MODES, InvalidQuery, SearchFilters, SearchRequest, SearchResult
+from search.types import (
+    MODES,
+    InvalidQuery,
+    SearchFilters,
+    SearchRequest,
+    SearchResult,
+    SearchUnavailable,
+)
 
 METHOD = "kebab/search"
 _PARAMS = ("query", "mode", "k", "filters", "explain", "workDoneToken", "partialResultToken")
@@ -115,4 +122,6 @@ class SearchFeature(Feature):
             result = await server.run_query(work)
         except InvalidQuery as exc:
             raise invalid_params(str(exc)) from exc
+        except SearchUnavailable as exc:
+            raise request_failed(str(exc)) from exc
         return result_wire(result, explain=req.explain)

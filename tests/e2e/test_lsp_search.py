@@ -20,7 +20,7 @@ from e2e_support import (
 )
 from jsonschema import Draft202012Validator
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcRequestCancelled
 
 VALIDATOR = Draft202012Validator(load_schema())
 
@@ -202,8 +202,14 @@ async def test_vector_table_deleted_under_a_running_server(start_server: StartFn
     status = await s.wait_embedded()
     vectors_dir = Path(status["folders"][0]["index_dir"]) / "vectors"
     shutil.rmtree(vectors_dir)
+    # An explicit mode is a contract: it fails with RequestFailed and says why ...
+    with pytest.raises(JsonRpcException) as caught:
+        await s.search({"query": "read the yaml config file", "mode": "hybrid"})
+    assert caught.value.code == -32803
+    assert "vector store unavailable" in caught.value.message
+    # ... while auto answers with words and says so.
     answer = valid(await s.search({"query": "read the yaml config file",
-                                   "mode": "hybrid", "explain": True}))
+                                   "mode": "auto", "explain": True}))
     assert answer["hits"] and {h["retrieval"]["method"] for h in answer["hits"]} == {"lexical"}
     assert any("vector store unavailable" in w for w in answer["meta"]["warnings"])
     # The next write makes the embedder sync, which rebuilds the table from the cache.

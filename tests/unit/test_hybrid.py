@@ -12,7 +12,7 @@ import pytest
 
 from kebab_lsp.workspace import Workspace, WorkspaceOptions
 from search.hybrid import oversample, rrf
-from search.types import SearchRequest
+from search.types import SearchRequest, SearchUnavailable
 
 CORPUS = {
     "net/fetch.py": '''
@@ -47,6 +47,25 @@ def load_settings(path):
     import yaml
     with open(path) as handle:
         return yaml.safe_load(handle)
+''',
+    "account/profile.py": '''
+DEFAULT_TIMEOUT = 30
+
+
+def display_name(account):
+    """The name shown next to a comment: the nickname when one is set, else the full name."""
+    return account.nickname or account.full_name
+
+
+def connect(host, timeout=DEFAULT_TIMEOUT):
+    """Open a connection to the host, giving up after `timeout` seconds."""
+    return (host, timeout)
+
+
+def shutdown(stream):
+    """Make sure buffered output reaches the disk before the process exits."""
+    stream.flush()
+    stream.close()
 ''',
     "tests/test_fetch.py": '''
 from net.fetch import fetch_with_backoff
@@ -182,14 +201,19 @@ def test_embedding_cache_survives_reindex_and_rename(tmp_path: Path) -> None:
     reopened.close()
 
 
-def test_missing_model_degrades_to_lexical(tmp_path: Path, corpus: Workspace) -> None:
+def test_missing_model_degrades_auto_and_fails_explicit_modes(tmp_path: Path,
+                                                              corpus: Workspace) -> None:
     ws = Workspace(corpus.root, WorkspaceOptions(index_dir=str(tmp_path / "idx"),
                                                  model_dir=str(tmp_path / "no-model")))
     ws.indexer.index()
     assert ws.sync_vectors() is None
-    result = ws.searcher.search(SearchRequest("retry failed requests", mode="hybrid"))
+    result = ws.searcher.search(SearchRequest("retry failed requests", mode="auto", explain=True))
     assert result.hits and all(h.retrieval.method == "lexical" for h in result.hits)
     assert any("embedding model unavailable" in w for w in result.meta.warnings)
+    for mode in ("vector", "hybrid"):  # a mode the caller chose is a contract
+        with pytest.raises(SearchUnavailable, match=f"mode '{mode}' needs vector search.*"
+                                                    "embedding model unavailable"):
+            ws.searcher.search(SearchRequest("retry failed requests", mode=mode))
     ws.close()
 
 
@@ -200,7 +224,10 @@ def test_deleted_vector_table_degrades_then_recovers(tmp_path: Path) -> None:
     ws.indexer.index()
     ws.sync_vectors()
     shutil.rmtree(ws.index_dir / "vectors")
-    result = ws.searcher.search(SearchRequest("user storage", mode="hybrid"))
+    with pytest.raises(SearchUnavailable, match="vector store unavailable"):
+        ws.searcher.search(SearchRequest("user storage", mode="hybrid"))
+    result = ws.searcher.search(SearchRequest("how is user storage kept", mode="auto",
+                                              explain=True))
     assert result.hits and all(h.retrieval.method == "lexical" for h in result.hits)
     assert any("vector store unavailable" in w for w in result.meta.warnings)
     repaired = ws.sync_vectors()  # the next sync rebuilds from the embedding cache
@@ -247,3 +274,38 @@ def test_first_paths_are_embedded_first(tmp_path: Path) -> None:
     last_ids = {s.chunk_id for s in ws.store.embedding_sources() if s.path == last}
     assert last_ids <= embedded  # the last file in path order was embedded first
     ws.close()
+
+
+# Prose that contains an apostrophe or a call is still prose: each mode answers it as that mode,
+# never as exact text, and finds the function it describes.
+PROSE_SHAPES = [
+    ("returns the user's display name", "display_name"),
+    ("what's the default timeout", "connect"),
+    ("calls close() and flush() before exit", "shutdown"),
+]
+
+
+@pytest.mark.parametrize("mode", ["lexical", "vector", "hybrid", "auto"])
+@pytest.mark.parametrize(("query", "wanted"), PROSE_SHAPES)
+def test_prose_shapes_in_every_mode(corpus: Workspace, mode: str, query: str,
+                                    wanted: str) -> None:
+    result = corpus.searcher.search(SearchRequest(query, mode=mode, k=5, explain=True))
+    assert result.meta.query_plan != "exact"
+    assert result.meta.intent is not None and result.meta.intent["name"] != "exact_text"
+    methods = {h.retrieval.method for h in result.hits}
+    assert methods == {"hybrid" if mode == "auto" else mode}
+    assert wanted in [h.symbol for h in result.hits[:3]], [h.title for h in result.hits]
+
+
+@pytest.mark.parametrize("query", ['"time.sleep"', "session.get(url)"])
+def test_explicit_modes_never_become_exact_text(corpus: Workspace, query: str) -> None:
+    auto = corpus.searcher.search(SearchRequest(query, mode="auto", explain=True))
+    assert auto.meta.query_plan == "exact" and auto.hits[0].path == "net/fetch.py"
+    vector = corpus.searcher.search(SearchRequest(query, mode="vector", explain=True))
+    assert vector.hits and {h.retrieval.method for h in vector.hits} == {"vector"}
+    hybrid = corpus.searcher.search(SearchRequest(query, mode="hybrid", explain=True))
+    assert {h.retrieval.method for h in hybrid.hits} == {"hybrid"}
+    top = hybrid.hits[0]  # the exact match is fused with the vector arm, not replaced by it
+    assert top.path == "net/fetch.py" and top.retrieval.exact
+    assert top.retrieval.vector_rank is not None
+    assert not any("lexically" in w for w in vector.meta.warnings + hybrid.meta.warnings)

@@ -256,9 +256,9 @@ H.run(function()
     stub_select(function()
       return nil -- cancel
     end)
-    vim.cmd([[KebabSearch mode=hybrid "parse_config"]])
+    vim.cmd([[KebabSearch mode=lexical parse_config zebra]])
     H.wait(5000, function()
-      return H.find_note("queries are answered lexically", vim.log.levels.WARN, from) ~= nil
+      return H.find_note("contain every term", vim.log.levels.WARN, from) ~= nil
     end, "the warning notification")
     H.eq(vim.api.nvim_buf_get_name(0), cafe, "cancelled pick stays put")
   end)

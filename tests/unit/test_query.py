@@ -1,0 +1,58 @@
+"""Query syntax and intent routing: pure functions, no index."""
+
+from __future__ import annotations
+
+import pytest
+
+from search.query import parse, route
+
+PROSE = [
+    "returns the user's display name",
+    "what's the default timeout",
+    "calls close() and flush() before exit",
+    "what happens when x > 5",
+    "a/b testing of the C++ parser",
+    "list of items [1, 2, 3] in order",
+]
+CODE = ["foo(bar, 1)", "@storage_var", "if err != nil", "x = foo(a, b)", "std::vector<int>",
+        "users[id]", "a -> b", "$HOME"]
+
+
+@pytest.mark.parametrize("query", PROSE)
+def test_prose_with_apostrophes_or_calls_stays_words(query: str) -> None:
+    parsed = parse(query)
+    assert parsed.shape == "terms"
+    assert route(parsed).name == "semantic"
+    assert parsed.text == " ".join(query.split())
+
+
+@pytest.mark.parametrize("query", CODE)
+def test_a_query_that_is_all_code_is_exact_text(query: str) -> None:
+    parsed = parse(query)
+    assert parsed.shape == "code" and parsed.is_exact and parsed.exact_text == query
+    assert route(parsed).name == "exact_text" and route(parsed).rule == "code fragment"
+
+
+def test_quotes() -> None:
+    quoted = parse('"the user\'s name"')
+    assert (quoted.shape, quoted.exact_text, quoted.text) == ("quoted", "the user's name",
+                                                              "the user's name")
+    assert route(quoted).rule == "quoted string"
+    raw = parse("'names:UserStore OR body:cache*'")
+    assert (raw.shape, raw.fts_raw) == ("raw", "names:UserStore OR body:cache*")
+    assert route(raw).name == "lexical"
+    # An apostrophe is FTS5 syntax only when the query starts and ends with one.
+    for text in ("'twas the night", "what's up'", "rock 'n' roll"):
+        assert parse(text).shape == "terms", text
+
+
+def test_identifiers_go_definitions_first() -> None:
+    for text, symbol in [("getUserById", "getUserById"), ("a.b", "a.b"), ("ns::fn", "ns::fn"),
+                         ("slugify()", "slugify"), ("where is slugify defined", "slugify")]:
+        intent = route(parse(text))
+        assert (intent.name, intent.symbol) == ("definition", symbol), text
+
+
+def test_empty() -> None:
+    assert parse("   ").shape == "empty"
+    assert route(parse("")).name == "lexical"
