@@ -76,7 +76,7 @@ VALUE_KINDS = frozenset({K.CONSTANT, K.VARIABLE, K.FIELD, K.ENUM_MEMBER, K.PROPE
 
 _KIND_ALIASES = {"macro": K.FUNCTION, "type": K.TYPE_PARAMETER}
 #: When two patterns name the same identifier, the more specific kind wins.
-_KIND_RANK = {"constructor": 3, "method": 2, "constant": 1}
+_KIND_RANK = {"constructor": 4, "method": 3, "function": 2, "constant": 1}
 
 _C_DECLARATION_TYPES = frozenset(
     {"function_definition", "declaration", "field_declaration", "type_definition"}

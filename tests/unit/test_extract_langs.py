@@ -445,3 +445,34 @@ def test_cpp() -> None:
         ("definition", 17, 17, 10, "Id"),
         ("definition", 18, 18, 11, "Pt"),
     ]
+
+
+TOP_LEVEL_VALUES = """// Shared registry of handlers.
+export const registry = {
+  a: 1,
+};
+let cache = new Map(), hits = 0;
+var legacy = 1;
+const square = (x) => x * x;
+function local() {
+  const inner = 2;
+  return inner;
+}
+"""
+
+
+def test_top_level_values_in_javascript_and_typescript() -> None:
+    for path in ("values.js", "values.ts"):
+        ex = run(path, TOP_LEVEL_VALUES)
+        assert table(ex) == [
+            ("registry", K.CONSTANT, None, "registry"),
+            ("cache", K.VARIABLE, None, "cache"),
+            ("hits", K.VARIABLE, None, "hits"),
+            ("legacy", K.VARIABLE, None, "legacy"),
+            ("square", K.FUNCTION, None, "square"),  # a function bound to a name stays one
+            ("local", K.FUNCTION, None, "local"),  # `inner` is local, not a definition
+        ], path
+        registry = by_name(ex, "registry")
+        assert registry.range == Span(1, 7, 3, 2)  # the whole `const` declaration
+        assert registry.selection == Span(1, 13, 1, 21)
+        assert registry.doc == "Shared registry of handlers."
