@@ -53,12 +53,21 @@ CORPORA: tuple[Corpus, ...] = (
            "usr/share/cargo/registry"),
 )
 
-# Quality (`kebab eval`) runs on smaller documented trees: its doc-blanked nl variant embeds
-# the whole tree twice, which a 60k-chunk tree cannot afford in one bench run.
+# Quality (`kebab eval`) runs on smaller documented trees, one per language: its doc-blanked
+# nl variant embeds the whole tree twice (and the baseline twice more), which a 60k-chunk tree
+# cannot afford in one bench run. Each has hand-written questions in bench/questions/<key>.json.
 EVAL_CORPORA: tuple[Corpus, ...] = (
     Corpus("click", "python", "pypi", "click", "8.1.7", "click-8.1.7"),
     CORPORA[3],
+    CORPORA[2],
+    Corpus("mobx", "typescript", "npm", "mobx", "6.13.5", "package/src"),
 )
+QUESTIONS = BENCH_DIR / "questions"
+
+
+def questions_file(corpus: Corpus) -> Path | None:
+    path = QUESTIONS / f"{corpus.key}.json"
+    return path if path.is_file() else None
 
 PYRIGHT_VERSION = "1.1.414"
 

@@ -83,6 +83,9 @@ _BASE_TAGS: dict[str, tuple[str, ...]] = {
     "markdown": (),
 }
 
+#: Languages whose grammar reads a programming language (Markdown is a document format).
+CODE_LANGUAGES: frozenset[str] = frozenset(_GRAMMARS) - {"markdown"}
+
 #: Our supplementary query file per language (TSX shares TypeScript's).
 _OWN_QUERY: dict[str, str] = {lang: lang for lang in _GRAMMARS} | {"tsx": "typescript"}
 

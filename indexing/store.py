@@ -92,6 +92,14 @@ class ChunkRow:
 
 
 @dataclass(frozen=True, slots=True)
+class FileText:
+    path: str
+    lang: str
+    text: str
+    is_test: bool
+
+
+@dataclass(frozen=True, slots=True)
 class SymbolRow:
     id: int
     path: str
@@ -134,6 +142,10 @@ _CHUNK_COLUMNS = """
 _CHUNK_FROM = """
     FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id
 """
+# Whether a chunk is the first (lowest line, then id) of its definition's chunks.
+_LEADS_SQL = """(c.kind = 'definition' AND c.symbol_id IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM chunks o WHERE o.symbol_id = c.symbol_id AND o.kind = 'definition' AND
+    (o.start_line < c.start_line OR (o.start_line = c.start_line AND o.chunk_id < c.chunk_id))))"""
 _SYMBOL_COLUMNS = """
     s.name, s.kind, s.container, s.qualified_name,
     s.start_line, s.start_col, s.end_line, s.end_col,
@@ -618,20 +630,29 @@ class Store:
     # -- embeddings: sources and the vector cache ------------------------------------------
 
     def embedding_sources(self) -> list[EmbeddingSource]:
-        """Every chunk with what its embedding text is built from, in path/line order."""
+        """Every chunk with what its embedding texts are built from, in path/line order.
+        `leads` marks the first chunk of its definition (the one a summary vector hangs on)."""
         rows = self.conn.execute(
             "SELECT c.chunk_id, f.path, f.lang, COALESCE(s.kind, c.kind), c.context, "
-            "COALESCE(s.signature, ''), COALESCE(s.doc, ''), c.text FROM chunks c "
+            "COALESCE(s.signature, ''), COALESCE(s.doc, ''), c.text, "
+            f"{_LEADS_SQL} FROM chunks c "
             "JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id "
             "ORDER BY f.path, c.start_line, c.chunk_id"
         ).fetchall()
-        return [EmbeddingSource(*r) for r in rows]
+        return [EmbeddingSource(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]))
+                for r in rows]
 
-    def file_texts(self) -> list[tuple[str, str, bool]]:
-        """(path, text, is_test) of every indexed file, in path order."""
-        return [(r[0], r[1], bool(r[2])) for r in self.conn.execute(
-            "SELECT f.path, t.text, f.is_test FROM files f JOIN file_text t ON t.file_id = f.id "
-            "ORDER BY f.path")]
+    def leading_chunk_count(self) -> int:
+        """Definitions that own a chunk: each has a summary vector besides its code vectors."""
+        return int(self.conn.execute(
+            "SELECT count(DISTINCT symbol_id) FROM chunks WHERE kind='definition' "
+            "AND symbol_id IS NOT NULL").fetchone()[0])
+
+    def file_texts(self) -> list[FileText]:
+        """Every indexed file with its text, in path order."""
+        return [FileText(r[0], r[1], r[2], bool(r[3])) for r in self.conn.execute(
+            "SELECT f.path, f.lang, t.text, f.is_test FROM files f "
+            "JOIN file_text t ON t.file_id = f.id ORDER BY f.path")]
 
     def chunk_count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
@@ -665,4 +686,5 @@ class EmbeddingSource:
     signature: str
     doc: str
     text: str
+    leads: bool = False  # the first chunk of a definition
 

@@ -199,7 +199,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from kebab_lsp.evaluate import format_table, run_eval
+    from kebab_lsp.evaluate import EvalOptions, format_table, run_eval
+    from search.evaluation import QuestionFileError
 
     root = Path(args.path)
     if not root.is_dir():
@@ -208,7 +209,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     def log(message: str) -> None:
         print(f"eval: {message}", file=sys.stderr)
 
-    report = run_eval(root, _options(args), args.seed, args.per_set, not args.no_blanked, log)
+    run = EvalOptions(seed=args.seed, per_set=args.per_set, blanked=not args.no_blanked,
+                      questions=Path(args.questions) if args.questions else None,
+                      baseline=not args.no_baseline)
+    try:
+        report = run_eval(root, _options(args), run, log)
+    except QuestionFileError as exc:
+        print(f"kebab: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(report, sort_keys=True))
     else:
@@ -269,6 +277,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--per-set", type=int, default=50, help="queries per set")
     p.add_argument("--no-blanked", action="store_true",
                    help="skip the nl set on a doc-blanked copy of the tree")
+    p.add_argument("--questions", default=None, metavar="FILE",
+                   help="hand-written questions (JSON, see bench/questions/README.md), "
+                        "scored as the 'hand' set")
+    p.add_argument("--no-baseline", action="store_true",
+                   help="skip the plain baseline (dense, bm25, hybrid) scored next to kebab")
     common(p)
     p.set_defaults(func=cmd_eval)
 

@@ -1,8 +1,10 @@
-"""`kebab eval`: how well each search mode answers questions drawn from the tree itself.
+"""`kebab eval`: how well each search mode answers questions about the tree itself, next to a
+plain baseline run on the same tree, the same questions and the same model.
 
 The nl set is also scored on a copy of the tree whose doc text is blanked (same lines and
 columns, docs replaced by spaces): with the docs in the index, "search by meaning" would just
-be searching for the docstring's own words.
+be searching for the docstring's own words. Hand-written questions (`--questions`) are the set
+that no generator can tune toward.
 """
 
 from __future__ import annotations
@@ -11,10 +13,13 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kebab_lsp.workspace import Workspace, WorkspaceOptions
+from indexing.embed import Embedder
+from kebab_lsp.workspace import Workspace, WorkspaceOptions, shared_embedder
+from search.baseline import ARMS, Baseline, Ranked, baseline_spec
 from search.evaluation import (
     SETS,
     EvalQuery,
@@ -22,41 +27,81 @@ from search.evaluation import (
     aggregate,
     blank_docs,
     generate,
+    load_questions,
     score_ranking,
 )
 from search.symbols import SymbolIndex
-from search.types import SearchRequest
+from search.types import MODES, SearchRequest
 
-MODES = ("lexical", "vector", "hybrid", "auto")
 K = 50
 Log = Callable[[str], None]
+#: Sets the baseline answers: the ones asked in words or by name. Exact text is grep's job.
+BASELINE_SETS = frozenset({"name", "nl", "nl_blanked", "hand"})
+BASELINE_PREFIX = "baseline_"
 
 
-def _score_modes(ws: Workspace, queries: Sequence[EvalQuery], modes: Sequence[str]
-                 ) -> dict[str, Scores]:
-    out: dict[str, Scores] = {}
-    for mode in modes:
-        per_query, latencies = [], []
-        for q in queries:
-            t0 = time.perf_counter()
-            result = ws.searcher.search(SearchRequest(q.text, mode=mode, k=K))
-            latencies.append((time.perf_counter() - t0) * 1000)
-            ranked = [(h.path, h.span.start_line, h.chunk_lines) for h in result.hits]
-            per_query.append(score_ranking(ranked, q.targets))
-        out[mode] = aggregate(per_query, latencies)
-    return out
+@dataclass(frozen=True, slots=True)
+class EvalOptions:
+    seed: int = 7
+    per_set: int = 50
+    blanked: bool = True
+    questions: Path | None = None
+    baseline: bool = True
 
 
-def _score_symbols(ws: Workspace, queries: Sequence[EvalQuery]) -> Scores:
-    index = SymbolIndex(ws.store)
+def _timed(queries: Sequence[EvalQuery], ranked: Callable[[str], Sequence[Ranked]]) -> Scores:
     per_query, latencies = [], []
     for q in queries:
         t0 = time.perf_counter()
-        result = index.match(q.text, K)
+        found = ranked(q.text)
         latencies.append((time.perf_counter() - t0) * 1000)
-        ranked = [(m.row.path, m.row.symbol.selection.start_line) for m in result.items]
-        per_query.append(score_ranking(ranked, q.targets))
+        per_query.append(score_ranking(found, q.targets))
     return aggregate(per_query, latencies)
+
+
+def _kebab(ws: Workspace, mode: str) -> Callable[[str], list[Ranked]]:
+    def ranked(text: str) -> list[Ranked]:
+        result = ws.searcher.search(SearchRequest(text, mode=mode, k=K))
+        return [(h.path, h.span.start_line, h.chunk_lines) for h in result.hits]
+
+    return ranked
+
+
+def _symbols(index: SymbolIndex) -> Callable[[str], list[Ranked]]:
+    def ranked(text: str) -> list[Ranked]:
+        return [(m.row.path, m.row.symbol.selection.start_line, (m.row.symbol.range.start_line,
+                 m.row.symbol.range.end_line)) for m in index.match(text, K).items]
+
+    return ranked
+
+
+def _score_set(ws: Workspace, name: str, queries: Sequence[EvalQuery],
+               baseline: Baseline | None) -> dict[str, Any]:
+    out = {mode: _timed(queries, _kebab(ws, mode)).as_json() for mode in MODES}
+    if name in ("name", "fuzzy"):
+        out["workspace_symbol"] = _timed(queries, _symbols(SymbolIndex(ws.store))).as_json()
+    if baseline is not None and name in BASELINE_SETS:
+        for arm in ARMS:
+            def ranked(text: str, arm: str = arm) -> Sequence[Ranked]:
+                return baseline.search(arm, text, K)
+
+            out[BASELINE_PREFIX + arm] = _timed(queries, ranked).as_json()
+    return out
+
+
+def _baseline(ws: Workspace, embedder: Embedder | None, log: Log) -> Baseline | None:
+    if embedder is None:
+        return None
+    log(f"building the baseline for {ws.root.name}")
+    return Baseline(ws.store, embedder)
+
+
+def _baseline_embedder(options: WorkspaceOptions) -> Embedder | None:
+    base = shared_embedder(options.model_dir, options.embed_threads)
+    ok, _ = base.available()
+    if not ok:
+        return None
+    return Embedder(baseline_spec(base.spec), threads=base.threads)
 
 
 def _blanked_copy(ws: Workspace, dest: Path) -> None:
@@ -64,41 +109,50 @@ def _blanked_copy(ws: Workspace, dest: Path) -> None:
     for row in ws.store.all_symbols():
         if row.symbol.doc:
             docs.setdefault(row.path, []).append(row.symbol.doc)
-    for path, text, _ in ws.store.file_texts():
-        target = dest / path
+    for file in ws.store.file_texts():
+        target = dest / file.path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(blank_docs(text, docs.get(path, [])), encoding="utf-8")
+        target.write_text(blank_docs(file.text, docs.get(file.path, [])), encoding="utf-8")
 
 
-def run_eval(root: Path, options: WorkspaceOptions, seed: int, per_set: int,
-             blanked: bool, log: Log) -> dict[str, Any]:
+def _open(root: Path, options: WorkspaceOptions, log: Log) -> Workspace:
     ws = Workspace(root, options)
-    log("indexing")
+    log(f"indexing {ws.root}")
     ws.indexer.index()
     log("embedding")
     ws.sync_vectors()
-    queries = generate(ws.store.all_symbols(), ws.store.file_texts(), seed, per_set)
-    report: dict[str, Any] = {"root": str(ws.root), "seed": seed, "k": K, "sets": {}}
-    for name in SETS:
+    return ws
+
+
+def run_eval(root: Path, options: WorkspaceOptions, run: EvalOptions, log: Log) -> dict[str, Any]:
+    ws = _open(root, options, log)
+    queries = generate(ws.store.all_symbols(), ws.store.file_texts(), run.seed, run.per_set)
+    if run.questions is not None:
+        known = {f.path for f in ws.store.file_texts()}
+        queries += load_questions(run.questions, known)
+    embedder = _baseline_embedder(options) if run.baseline else None
+    if run.baseline and embedder is None:
+        log("the embedding model is unavailable: no baseline")
+    baseline = _baseline(ws, embedder, log)
+    report: dict[str, Any] = {"root": str(ws.root), "seed": run.seed, "k": K, "sets": {},
+                              "baseline": baseline is not None}
+    for name in (*SETS, "hand"):
         subset = [q for q in queries if q.set == name]
+        if not subset:
+            continue
         log(f"scoring {name} ({len(subset)} queries)")
-        scores = {m: s.as_json() for m, s in _score_modes(ws, subset, MODES).items()}
-        if name in ("name", "fuzzy"):
-            scores["workspace_symbol"] = _score_symbols(ws, subset).as_json()
-        report["sets"][name] = scores
-    if blanked:
+        report["sets"][name] = _score_set(ws, name, subset, baseline)
+    if run.blanked:
         nl = [q for q in queries if q.set == "nl"]
         with tempfile.TemporaryDirectory(prefix="kebab-eval-") as tmp:
             copy = Path(tmp) / ws.root.name
             _blanked_copy(ws, copy)
-            log(f"scoring nl_blanked ({len(nl)} queries) on a doc-blanked copy")
-            blank_ws = Workspace(copy, WorkspaceOptions(
+            blank_ws = _open(copy, WorkspaceOptions(
                 index_dir=str(Path(tmp) / "index"), model_dir=options.model_dir,
-                embed_threads=options.embed_threads))
-            blank_ws.indexer.index()
-            blank_ws.sync_vectors()
-            report["sets"]["nl_blanked"] = {
-                m: s.as_json() for m, s in _score_modes(blank_ws, nl, MODES).items()}
+                embed_threads=options.embed_threads, rrf_k=options.rrf_k), log)
+            log(f"scoring nl_blanked ({len(nl)} queries) on a doc-blanked copy")
+            report["sets"]["nl_blanked"] = _score_set(blank_ws, "nl_blanked", nl,
+                                                      _baseline(blank_ws, embedder, log))
             blank_ws.close()
             shutil.rmtree(copy, ignore_errors=True)
     ws.close()

@@ -7,13 +7,15 @@ themselves. Everything here is deterministic for a given index and seed.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from pathlib import Path
+from typing import Any, TypeVar
 
-from indexing.store import SymbolRow
+from indexing.store import FileText, SymbolRow
 from indexing.text import split_identifier
 
 T = TypeVar("T")
@@ -136,7 +138,7 @@ def first_sentence(doc: str) -> str:
 
 
 def generate(
-    symbols: Sequence[SymbolRow], files: Sequence[tuple[str, str, bool]], seed: int = 7,
+    symbols: Sequence[SymbolRow], files: Sequence[FileText], seed: int = 7,
     per_set: int = 50,
 ) -> list[EvalQuery]:
     """Query sets from the tree itself; the same inputs and seed give the same sets."""
@@ -165,18 +167,58 @@ def generate(
     return queries
 
 
+class QuestionFileError(ValueError):
+    """A hand-written question file that cannot be used; the message says where and why."""
+
+
+def load_questions(path: Path, known_paths: set[str] | None = None) -> list[EvalQuery]:
+    """Hand-written questions (the `hand` set) from a JSON file: `{"questions": [{"q": ...,
+    "answers": [{"path": ..., "lines": [first, last]}]}]}`, lines 1-based and inclusive.
+    With `known_paths`, every answer must be a file of the evaluated index, so a question file
+    pointed at the wrong tree fails loudly instead of scoring zero."""
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise QuestionFileError(f"{path}: cannot read questions: {exc}") from exc
+    items = data.get("questions") if isinstance(data, dict) else None
+    if not isinstance(items, list) or not items:
+        raise QuestionFileError(f"{path}: expected an object with a non-empty 'questions' list")
+    out: list[EvalQuery] = []
+    for i, item in enumerate(items):
+        where = f"{path}: question {i + 1}"
+        text = item.get("q") if isinstance(item, dict) else None
+        answers = item.get("answers") if isinstance(item, dict) else None
+        if not isinstance(text, str) or not text.strip() or not isinstance(answers, list):
+            raise QuestionFileError(f"{where}: needs a 'q' string and an 'answers' list")
+        targets = []
+        for answer in answers:
+            lines = answer.get("lines") if isinstance(answer, dict) else None
+            rel = answer.get("path") if isinstance(answer, dict) else None
+            if (not isinstance(rel, str) or not isinstance(lines, list) or len(lines) != 2
+                    or not all(isinstance(n, int) and n >= 1 for n in lines)
+                    or lines[0] > lines[1]):
+                raise QuestionFileError(f"{where}: each answer needs 'path' and 'lines': "
+                                        "[first, last], 1-based")
+            if known_paths is not None and rel not in known_paths:
+                raise QuestionFileError(f"{where}: {rel} is not in the evaluated index; "
+                                        "paths are relative to the tree being evaluated")
+            targets.append(Target(rel, lines[0] - 1, lines[1] - 1))
+        out.append(EvalQuery("hand", text.strip(), tuple(targets)))
+    return out
+
+
 def _exact_queries(
-    rng: random.Random, files: Sequence[tuple[str, str, bool]], per_set: int
+    rng: random.Random, files: Sequence[FileText], per_set: int
 ) -> list[EvalQuery]:
     pool: list[str] = []
-    for _path, text, is_test in files:
-        if is_test:
+    for file in files:
+        if file.is_test:
             continue
-        pool.extend(m.group(2) for m in _STRING.finditer(text[:20000]) if m.group(2).strip())
+        pool.extend(m.group(2) for m in _STRING.finditer(file.text[:20000]) if m.group(2).strip())
     chosen = _sample(rng, sorted(set(pool)), per_set)
     out = []
     for needle in chosen:
-        targets = tuple(Target(p) for p, text, _ in files if needle in text)
+        targets = tuple(Target(f.path) for f in files if needle in f.text)
         out.append(EvalQuery("exact", f'"{needle}"', targets))
     return out
 

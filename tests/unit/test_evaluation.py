@@ -11,12 +11,14 @@ import pytest
 
 from kebab_lsp.workspace import Workspace
 from search.evaluation import (
+    QuestionFileError,
     Target,
     aggregate,
     blank_docs,
     first_sentence,
     fuzzy_forms,
     generate,
+    load_questions,
     percentile,
     score_ranking,
 )
@@ -64,15 +66,23 @@ def test_same_seed_same_sets(workspace: Workspace) -> None:
 
 @pytest.mark.timeout(300)
 def test_eval_smoke_run(sample_repo: Path, index_root: Path) -> None:
+    questions = sample_repo.parent / "questions.json"
+    questions.write_text(json.dumps({"questions": [
+        {"q": "which function looks a user up by id",
+         "answers": [{"path": "src/users/store.py", "lines": [12, 14]}]}]}))
     out = subprocess.run(
-        [sys.executable, "-m", "kebab_lsp.cli", "eval", str(sample_repo), "--json"],
+        [sys.executable, "-m", "kebab_lsp.cli", "eval", str(sample_repo), "--json",
+         "--questions", str(questions)],
         capture_output=True, text=True, check=False, timeout=280,
     )
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert set(report["sets"]) == {"name", "fuzzy", "nl", "exact", "nl_blanked"}
-    assert set(report["sets"]["name"]) == {"lexical", "vector", "hybrid", "auto",
-                                           "workspace_symbol"}
+    assert set(report["sets"]) == {"name", "fuzzy", "nl", "exact", "nl_blanked", "hand"}
+    baseline = {"baseline_dense", "baseline_bm25", "baseline_hybrid"}
+    modes = {"lexical", "vector", "hybrid", "auto"}
+    assert set(report["sets"]["name"]) == modes | {"workspace_symbol"} | baseline
+    assert set(report["sets"]["hand"]) == set(report["sets"]["nl_blanked"]) == modes | baseline
+    assert set(report["sets"]["exact"]) == modes
     assert report["sets"]["exact"]["lexical"]["recall@50"] == 1.0
     assert report["sets"]["name"]["workspace_symbol"]["hit@1"] == 1.0
 
@@ -82,3 +92,25 @@ def test_doc_comment_above_a_definition_answers_it() -> None:
     assert score_ranking([("lib.rs", 8)], target)[0] == 0.0
     assert score_ranking([("lib.rs", 8, (8, 20))], target)[0] == 1.0
     assert score_ranking([("lib.rs", 30, (25, 40))], target)[0] == 0.0
+
+
+def test_hand_written_questions_load_and_fail_loudly(tmp_path: Path) -> None:
+    good = tmp_path / "q.json"
+    good.write_text(json.dumps({"questions": [
+        {"q": "where do we look users up", "answers": [
+            {"path": "src/users/store.py", "symbol": "get", "lines": [9, 12]},
+            {"path": "server/handler.go", "lines": [3, 3]}]}]}))
+    (query,) = load_questions(good, {"src/users/store.py", "server/handler.go"})
+    assert query.set == "hand" and query.text == "where do we look users up"
+    assert query.targets == (Target("src/users/store.py", 8, 11), Target("server/handler.go", 2, 2))
+    with pytest.raises(QuestionFileError, match="not in the evaluated index"):
+        load_questions(good, {"src/users/store.py"})
+    bad = tmp_path / "bad.json"
+    for payload, message in [({"questions": []}, "non-empty 'questions'"),
+                             ({"questions": [{"q": "x"}]}, "'answers' list"),
+                             ({"questions": [{"q": "x", "answers": [{"path": "a",
+                                                                    "lines": [3, 1]}]}]},
+                              "1-based")]:
+        bad.write_text(json.dumps(payload))
+        with pytest.raises(QuestionFileError, match=message):
+            load_questions(bad)
