@@ -1,4 +1,5 @@
-"""Facts about a path that ranking priors use: is it a test, is it generated or vendored.
+"""Facts about a path that ranking priors use: is it a test, is it generated or vendored, does
+it hold prose or data rather than code.
 
 Recorded at index time so that search can demote such files cheaply. They only ever re-rank:
 nothing here hides a file.
@@ -34,3 +35,17 @@ def is_generated(path: str, head: str) -> bool:
     if any(p in _VENDOR_DIRS for p in parts[:-1]) or _GENERATED_NAME.search(parts[-1]):
         return True
     return bool(_GENERATED_MARK.search(head[:600]))
+
+
+#: File languages (a grammar's name, or the extension of a file no grammar reads) that hold
+#: prose or data rather than code. A question asked in words usually wants the code that does
+#: the thing; a page that describes it, or the config that feeds it, is a weaker answer.
+PROSE_OR_DATA_LANGS = frozenset({
+    "markdown", "rst", "txt", "text", "adoc", "asciidoc", "org", "rdoc", "pod", "tex",
+    "json", "jsonl", "yaml", "yml", "toml", "ini", "cfg", "conf", "properties", "env",
+    "csv", "tsv", "xml", "html", "htm", "svg", "log", "dat", "lock", "sum", "mod", "po",
+})
+
+
+def is_prose_or_data(lang: str) -> bool:
+    return lang in PROSE_OR_DATA_LANGS

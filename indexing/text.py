@@ -27,6 +27,15 @@ def split_identifier(word: str) -> list[str]:
     return parts
 
 
+def words(text: str) -> str:
+    """Every identifier and path piece of `text` as lower-case words, so a model that reads
+    English sees `userStore/get_by_id` as `user store get by id`."""
+    out: list[str] = []
+    for match in _IDENT.finditer(text):
+        out.extend(split_identifier(match.group(0)))
+    return " ".join(out)
+
+
 def identifier_parts(text: str) -> str:
     """The words inside every compound identifier of `text`, for the FTS column that lets
     `user by id` find `getUserById`. Identifiers that are already one word add nothing."""

@@ -1,12 +1,21 @@
-"""Keeping the vector store in step with the SQLite chunks.
+"""Keeping the vector store in step with the SQLite chunks, and asking it questions.
 
-SQLite is the source of truth. A sync diffs chunk ids between the two stores: vectors whose
-chunk is gone are deleted, chunks without a vector get one. That one diff also repairs a crash
-between the two stores, so there is no separate recovery path.
+Every chunk has a `code` vector (its text under a short header). The first chunk of each
+definition also has a `summary` vector: where it lives and what it is called, in plain words,
+with its signature and doc. Code identifiers are poor English for the model (`makeObservable`
+is not "make observable" to WordPiece), and a question often names the concept that only the
+file and the definition's name carry; measured with `kebab eval`, the summary lifts the
+doc-blanked and hand-written sets by about 0.03 MRR@10 and leaves the docstring set alone.
+A chunk's score is the better of its surfaces.
+
+SQLite is the source of truth. A sync diffs (row key, embedded-text hash) between the two
+stores: vectors whose chunk is gone, or whose text changed, are replaced; chunks without a
+vector get one. That one diff also repairs a crash between the two stores, so there is no
+separate recovery path.
 
 Vectors are cached by the hash of the text that was embedded (model-qualified), so an
-unchanged chunk is never embedded twice: not after a restart, a rename (which changes chunk
-ids but not text), or a branch switch back and forth.
+unchanged text is never embedded twice: not after a restart, a rename (which changes chunk
+ids but not code text), or a branch switch back and forth.
 """
 
 from __future__ import annotations
@@ -21,7 +30,8 @@ import numpy as np
 
 from indexing.embed import Embedder, EmbedderUnavailable
 from indexing.store import EmbeddingSource, Store, text_hash
-from indexing.vectors import VectorRow, VectorStore, VectorStoreUnavailable
+from indexing.text import words
+from indexing.vectors import VectorMatch, VectorRow, VectorStore, VectorStoreUnavailable, row_key
 
 EMBED_BATCH = 64
 WRITE_BATCH = 128  # also how often a running sync checks whether to stop
@@ -55,6 +65,46 @@ def embedding_text(src: EmbeddingSource) -> str:
     return (f"{head}\n{src.text}" if head else src.text)[:EMBED_TEXT_CHARS]
 
 
+CODE, SUMMARY = "code", "summary"
+
+
+def summary_text(src: EmbeddingSource) -> str | None:
+    """The summary surface of a definition's first chunk, None for every other chunk.
+
+    It names the file's folder and stem, so a rename embeds this short text again; the long
+    code text stays cached."""
+    if not src.leads:
+        return None
+    where = words("/".join(src.path.rsplit(".", 1)[0].split("/")[-2:]))
+    lines = [f"{where} {words(src.context)}".strip(), src.signature, src.doc[:HEADER_CHARS]]
+    return "\n".join(line for line in lines if line)
+
+
+@dataclass(frozen=True, slots=True)
+class _Wanted:
+    """One vector the store should hold."""
+
+    source: EmbeddingSource
+    surface: str
+    text: str
+    hash: str
+
+    @property
+    def key(self) -> str:
+        return row_key(self.source.chunk_id, self.surface)
+
+
+def _wanted(sources: list[EmbeddingSource]) -> list[_Wanted]:
+    out: list[_Wanted] = []
+    for src in sources:
+        code = embedding_text(src)
+        out.append(_Wanted(src, CODE, code, text_hash(code)))
+        summary = summary_text(src)
+        if summary is not None:
+            out.append(_Wanted(src, SUMMARY, summary, text_hash(summary)))
+    return out
+
+
 @dataclass(slots=True)
 class SyncSummary:
     embedded: int = 0
@@ -75,9 +125,10 @@ class VectorIndex:
         self._sync_lock = threading.Lock()
 
     def coverage(self, chunks: int | None = None) -> tuple[int, int]:
-        """(chunks with a vector, chunks): how complete vector recall can be right now.
+        """(vectors stored, vectors wanted): how complete vector recall can be right now.
         Pass a known chunk count to spare a table scan."""
-        total = self.store.chunk_count() if chunks is None else chunks
+        total = (self.store.chunk_count() if chunks is None else chunks)
+        total += self.store.leading_chunk_count()
         try:
             have = self.vectors.count()
         except VectorStoreUnavailable:
@@ -108,15 +159,15 @@ class VectorIndex:
     def _sync(self, progress: ProgressFn | None, stop: StopFn, first: set[str]) -> SyncSummary:
         started = time.perf_counter()
         summary = SyncSummary()
-        sources = self.store.embedding_sources()
-        wanted = {s.chunk_id for s in sources}
-        have = self.vectors.chunk_ids()
-        orphans = have - wanted
-        if orphans:
-            self.vectors.delete_chunk_ids(sorted(orphans))
-            summary.deleted = len(orphans)
-        missing = [s for s in sources if s.chunk_id not in have]
-        missing.sort(key=lambda s: (s.path not in first, s.path))
+        wanted = _wanted(self.store.embedding_sources())
+        have = self.vectors.row_hashes()
+        want_hash = {w.key: w.hash for w in wanted}
+        stale = [key for key, h in have.items() if want_hash.get(key) != h]
+        if stale:
+            self.vectors.delete_keys(sorted(stale))
+            summary.deleted = len(stale)
+        missing = [w for w in wanted if have.get(w.key) != w.hash]
+        missing.sort(key=lambda w: (w.source.path not in first, w.source.path))
         summary.total = len(missing)
         model = self.embedder.model_id
         done = 0
@@ -139,12 +190,10 @@ class VectorIndex:
         return summary
 
     def _vectors_for(
-        self, batch: list[EmbeddingSource], model: str, summary: SyncSummary, stop: StopFn
+        self, batch: list[_Wanted], model: str, summary: SyncSummary, stop: StopFn
     ) -> list[VectorRow] | None:
-        texts = [embedding_text(s) for s in batch]
-        hashes = [text_hash(t) for t in texts]
-        cached = self.store.cached_vectors(model, sorted(set(hashes)))
-        todo = sorted({h: t for h, t in zip(hashes, texts, strict=True) if h not in cached}.items())
+        cached = self.store.cached_vectors(model, sorted({w.hash for w in batch}))
+        todo = sorted({w.hash: w.text for w in batch if w.hash not in cached}.items())
         fresh: list[tuple[str, bytes]] = []
         for start in range(0, len(todo), EMBED_BATCH):
             if stop():
@@ -158,20 +207,28 @@ class VectorIndex:
         summary.embedded += len(fresh)
         summary.from_cache += len(batch) - len(fresh)
         return [
-            VectorRow(s.chunk_id, s.path, s.lang, s.kind, h,
-                      np.frombuffer(cached[h], dtype=np.float32))
-            for s, h in zip(batch, hashes, strict=True)
+            VectorRow(w.source.chunk_id, w.surface, w.source.path, w.source.lang, w.source.kind,
+                      w.hash, np.frombuffer(cached[w.hash], dtype=np.float32))
+            for w in batch
         ]
 
-    def search(
-        self, query: str, k: int, where: str | None
-    ) -> list[tuple[str, float]]:
-        """(chunk id, cosine similarity) best first; raises `VectorsUnavailable`."""
+    def search(self, query: str, k: int, where: str | None) -> list[VectorMatch]:
+        """The `k` best chunks, each scored by its best surface, best first (ties by chunk id);
+        raises `VectorsUnavailable`."""
         try:
             qvec = self.embedder.embed_query(query)
         except EmbedderUnavailable as exc:
             raise VectorsUnavailable(f"embedding model unavailable: {exc}") from exc
+        limit = 2 * k  # a chunk has at most two rows, so 2k rows hold at least k chunks
         try:
-            return self.vectors.search(qvec, k, where)
+            while True:
+                rows = self.vectors.search(qvec, limit, where)
+                best: dict[str, VectorMatch] = {}
+                for row in rows:  # best first: a chunk's first row is its best surface
+                    best.setdefault(row.chunk_id, row)
+                if len(best) >= k or len(rows) < limit:
+                    break
+                limit *= 2
         except VectorStoreUnavailable as exc:
             raise VectorsUnavailable(f"vector store unavailable: {exc}") from exc
+        return sorted(best.values(), key=lambda m: (-m.similarity, m.chunk_id))[:k]

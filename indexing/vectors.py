@@ -45,12 +45,31 @@ class InvalidFilter(ValueError):
 
 @dataclass(frozen=True)
 class VectorRow:
+    """One vector of one chunk. A chunk has a `code` vector and, when it leads a definition,
+    a `summary` vector; `key` tells them apart."""
+
     chunk_id: str
+    surface: str
     path: str
     lang: str
     kind: str
     text_hash: str
     vector: npt.NDArray[np.float32]
+
+    @property
+    def key(self) -> str:
+        return row_key(self.chunk_id, self.surface)
+
+
+def row_key(chunk_id: str, surface: str) -> str:
+    return f"{chunk_id}:{surface}"
+
+
+@dataclass(frozen=True, slots=True)
+class VectorMatch:
+    chunk_id: str
+    surface: str
+    similarity: float
 
 
 def sql_quote(value: str) -> str:
@@ -138,7 +157,9 @@ class VectorStore:
         self._pa = pa
         self._schema = pa.schema(
             [
+                ("key", pa.string()),
                 ("chunk_id", pa.string()),
+                ("surface", pa.string()),
                 ("path", pa.string()),
                 ("lang", pa.string()),
                 ("kind", pa.string()),
@@ -197,7 +218,7 @@ class VectorStore:
     # -- writes -------------------------------------------------------------------------------
 
     def upsert(self, rows: Sequence[VectorRow]) -> None:
-        """Replace rows by chunk_id.
+        """Replace rows by key.
 
         Delete-then-add, measured against `merge_insert("chunk_id")` on 20k rows: 6 vs 11 ms for
         50 rows, equal at 500, 44 vs 75 ms at 5000. Not atomic: a concurrent search may briefly
@@ -205,33 +226,24 @@ class VectorStore:
         """
         if not rows:
             return
-        # A batch naming an id twice would otherwise add it twice; the last occurrence wins.
-        rows = list({r.chunk_id: r for r in rows}.values())
+        # A batch naming a key twice would otherwise add it twice; the last occurrence wins.
+        rows = list({r.key: r for r in rows}.values())
         self._open()  # imports pyarrow and builds the schema that _to_arrow needs
         data = self._to_arrow(rows)
         with self._lock:
             table = self._open()
             if self._guard("count", table.count_rows) > 0:
-                self._delete_ids_locked(table, [r.chunk_id for r in rows])
+                self._delete_in_locked(table, "key", [r.key for r in rows])
             self._guard("add", table.add, data)
             self._after_write_locked()
 
-    def delete_chunk_ids(self, ids: Iterable[str]) -> None:
-        ids = list(dict.fromkeys(ids))
-        if not ids:
+    def delete_keys(self, keys: Iterable[str]) -> None:
+        keys = list(dict.fromkeys(keys))
+        if not keys:
             return
         with self._lock:
             table = self._open()
-            self._delete_ids_locked(table, ids)
-            self._after_write_locked()
-
-    def delete_paths(self, paths: Iterable[str]) -> None:
-        paths = list(dict.fromkeys(paths))
-        if not paths:
-            return
-        with self._lock:
-            table = self._open()
-            self._delete_in_locked(table, "path", paths)
+            self._delete_in_locked(table, "key", keys)
             self._after_write_locked()
 
     def optimize(self) -> None:
@@ -245,9 +257,6 @@ class VectorStore:
             warnings.simplefilter("ignore", UserWarning)
             self._guard("optimize", lambda: table.optimize(cleanup_older_than=timedelta(0)))
             self._writes_since_optimize = 0
-
-    def _delete_ids_locked(self, table: Any, ids: list[str]) -> None:
-        self._delete_in_locked(table, "chunk_id", list(dict.fromkeys(ids)))
 
     def _delete_in_locked(self, table: Any, column: str, values: list[str]) -> None:
         for start in range(0, len(values), _DELETE_CHUNK):
@@ -268,7 +277,9 @@ class VectorStore:
         flat = pa.array(vectors.reshape(-1), type=pa.float32())
         return pa.table(
             {
+                "key": [r.key for r in rows],
                 "chunk_id": [r.chunk_id for r in rows],
+                "surface": [r.surface for r in rows],
                 "path": [r.path for r in rows],
                 "lang": [r.lang for r in rows],
                 "kind": [r.kind for r in rows],
@@ -279,6 +290,15 @@ class VectorStore:
         )
 
     # -- reads --------------------------------------------------------------------------------
+
+    def row_hashes(self) -> dict[str, str]:
+        """key -> hash of the text each stored vector was computed from."""
+        table = self._open()
+        data = self._guard(
+            "scan", lambda: table.search().select(["key", "text_hash"]).limit(None).to_arrow()
+        )
+        return dict(zip(data.column("key").to_pylist(), data.column("text_hash").to_pylist(),
+                        strict=True))
 
     def chunk_ids(self) -> set[str]:
         table = self._open()
@@ -297,8 +317,8 @@ class VectorStore:
 
     def search(
         self, vector: npt.ArrayLike, k: int, where: str | None = None
-    ) -> list[tuple[str, float]]:
-        """Top `k` (chunk_id, cosine similarity), best first, ties broken by chunk_id.
+    ) -> list[VectorMatch]:
+        """Top `k` rows by cosine similarity, best first, ties broken by key.
 
         The filter runs before the top-k (prefilter), so a narrow filter still yields k rows
         when k exist. Identical vectors (duplicated code) tie exactly; LanceDB would cut a tie at
@@ -312,20 +332,22 @@ class VectorStore:
         table = self._open()
         limit = k + 8
         while True:
-            ids, dists = self._guard("search", self._query, table, query, limit, where)
-            if len(ids) < limit or dists[-1] > dists[min(k, len(dists)) - 1]:
+            rows = self._guard("search", self._query, table, query, limit, where)
+            if len(rows) < limit or rows[-1][3] > rows[min(k, len(rows)) - 1][3]:
                 break
             limit *= 4
         # Clamped: float rounding can put an exact duplicate a hair above 1.
-        sims = (min(1.0, max(-1.0, 1.0 - d)) for d in dists)
-        ranked = sorted(zip(ids, sims, strict=True), key=lambda r: (-r[1], r[0]))
-        return ranked[:k]
+        ranked = sorted(((key, cid, surface, min(1.0, max(-1.0, 1.0 - d)))
+                         for key, cid, surface, d in rows), key=lambda r: (-r[3], r[0]))
+        return [VectorMatch(cid, surface, sim) for _, cid, surface, sim in ranked[:k]]
 
     def _query(
         self, table: Any, query: npt.NDArray[np.float32], limit: int, where: str | None
-    ) -> tuple[list[str], list[float]]:
+    ) -> list[tuple[str, str, str, float]]:
         builder = table.search(query, vector_column_name="vector").distance_type("cosine")
         if where:
             builder = builder.where(where, prefilter=True)
-        result = builder.select(["chunk_id", "_distance"]).limit(limit).to_arrow()
-        return result.column("chunk_id").to_pylist(), result.column("_distance").to_pylist()
+        result = builder.select(["key", "chunk_id", "surface", "_distance"]).limit(
+            limit).to_arrow()
+        return list(zip(*(result.column(c).to_pylist() for c in
+                          ("key", "chunk_id", "surface", "_distance")), strict=True))

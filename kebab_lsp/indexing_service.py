@@ -417,7 +417,7 @@ class IndexService:
             nonlocal sink
             folder.embedding = (done, todo)
             if todo and sink is None:
-                sink = self.listener.begin(f"Embedding {folder.name}", unit="chunks")
+                sink = self.listener.begin(f"Embedding {folder.name}", unit="vectors")
             if sink is not None:
                 sink.report(done, todo)
 

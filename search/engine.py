@@ -15,7 +15,7 @@ from indexing.store import Filters, Stats, Store
 from indexing.vector_index import VectorIndex, VectorsUnavailable
 from search import lexical, priors, vector
 from search.hits import build_hit
-from search.hybrid import DEFAULT_K_RRF, oversample, rrf
+from search.hybrid import DEFAULT_K_RRF, lexical_weight, oversample, rrf
 from search.query import Intent, ParsedQuery, glob_to_regex, highlight_words, parse, route
 from search.types import (
     MAX_K,
@@ -106,7 +106,7 @@ class Searcher:
         lex: lexical.LexicalResult | None = None
         if plan in ("lexical", "hybrid"):
             t0 = time.perf_counter()
-            lex = lexical.retrieve(self.store, parsed, filters, window, fill=plan == "lexical")
+            lex = lexical.retrieve(self.store, parsed, filters, window)
             timing["lexical_ms"] = _ms(t0)
         _check(stop)
         vec: vector.VectorResult | None = None
@@ -114,8 +114,9 @@ class Searcher:
             t0 = time.perf_counter()
             vec = self._vector_arm(req, parsed.text, filters, window, meta)
             timing["vector_ms"] = _ms(t0)
-            if vec is None:  # the vector side failed: a full lexical answer, fill included
-                lex = lexical.retrieve(self.store, parsed, filters, req.k)
+            if vec is None:  # auto, and the vector side failed: the lexical answer stands
+                if lex is None:
+                    lex = lexical.retrieve(self.store, parsed, filters, window)
                 plan = "lexical"
         _check(stop)
 
@@ -169,13 +170,16 @@ class Searcher:
         """Every ranked chunk with its score and explanation; hits (snippets, citations) are
         built later, only for the ones that survive the cut."""
         if plan == "hybrid" and lex is not None and vec is not None:
-            # The lexical arm ran without the any-term fill: on a sentence-like query that fill
-            # is weak evidence, and measured on `kebab eval` (nl set, docs blanked) it pulled
-            # hybrid below vector alone. Those chunks can still come in through the vector arm.
+            # The lexical arm is the whole lexical answer, any-term fill included: for a
+            # sentence few chunks hold every word, and without the fill the arm is empty
+            # exactly when it is needed (measured with `kebab eval` on the hand-written and
+            # doc-blanked sets).
             lex_by = {r.row.chunk_id: r for r in lex.ranked}
             vec_by = {r.row.chunk_id: r for r in vec.ranked}
+            boost = lexical_weight(lex.complete)
+            weights = {r.row.chunk_id: boost for r in lex.ranked[: lex.complete]}
             fused = rrf({c: r.rank for c, r in lex_by.items()},
-                        {c: r.rank for c, r in vec_by.items()}, self.k_rrf)
+                        {c: r.rank for c, r in vec_by.items()}, self.k_rrf, weights)
             out = []
             for f in fused:
                 lr, vr = lex_by.get(f.chunk_id), vec_by.get(f.chunk_id)
@@ -185,8 +189,10 @@ class Searcher:
                     method="hybrid",
                     lexical_score=round(lr.score, 6) if lr else None,
                     lexical_rank=f.lexical_rank,
+                    lexical_weight=weights.get(f.chunk_id, 1.0) if lr else None,
                     vector_score=round(vr.score, 6) if vr else None,
                     vector_rank=f.vector_rank,
+                    vector_surface=vr.surface if vr else None,
                     fusion_score=round(f.score, 6),
                     exact=bool(lr and lr.focus),
                 )
@@ -195,7 +201,7 @@ class Searcher:
         if plan == "vector" and vec is not None:
             return [Candidate(r.row, round(r.score, 6),
                               Retrieval("vector", vector_score=round(r.score, 6),
-                                        vector_rank=r.rank))
+                                        vector_rank=r.rank, vector_surface=r.surface))
                     for r in vec.ranked]
         assert lex is not None
         return [Candidate(r.row, round(r.score, 6),
@@ -264,11 +270,11 @@ class Searcher:
         if vindex is not None:  # only vector answers pay for a live look at the vector store
             meta.index["vector_version"] = vindex.version()
             have, total = vindex.coverage(stats.chunks)
-            meta.index["embedded"] = {"chunks": have, "total": total}
+            meta.index["embedded"] = {"vectors": have, "total": total}
             if have < total:
                 pct = 100.0 * have / total if total else 100.0
                 meta.warnings.append(
-                    f"embeddings cover {pct:.1f}% of chunks ({have}/{total}); vector "
+                    f"embeddings cover {pct:.1f}% of the index ({have}/{total} vectors); vector "
                     "recall is incomplete")
             elif synced is None:
                 meta.warnings.append("the vector index has not finished a sync yet")

@@ -23,6 +23,7 @@ class Ranked:
     score: float
     rank: int  # 1-based within this channel
     focus: tuple[int, int, int] | None = None  # (line, start, end) for exact-text hits
+    surface: str | None = None  # which vector surface matched, for vector hits
 
 
 @dataclass(slots=True)
@@ -31,26 +32,28 @@ class LexicalResult:
     total: int
     plan: str
     warnings: list[str] = field(default_factory=list)
+    # How many chunks hold every term (or the exact text): they lead `ranked`. Zero for raw
+    # FTS5 expressions, whose matches say nothing about completeness.
+    complete: int = 0
 
 
 def normalize_bm25(raw: float) -> float:
     return -raw / (1.0 + abs(raw)) if raw <= 0 else 0.0
 
 
-def retrieve(
-    store: Store, parsed: ParsedQuery, filters: Filters, limit: int, fill: bool = True
-) -> LexicalResult:
-    """`fill=False` skips the any-term fill (hybrid fusion does not use it, and on a long
-    sentence it is the most expensive query of all)."""
+def retrieve(store: Store, parsed: ParsedQuery, filters: Filters, limit: int) -> LexicalResult:
     if parsed.shape == "empty":
         return LexicalResult([], 0, "empty")
     if parsed.is_exact:
-        return exact(store, parsed.exact_text, filters, limit)
+        found = exact(store, parsed.exact_text, filters, limit)
+        found.complete = found.total
+        return found
     if parsed.shape == "raw":
         return _ranked_fts(store, parsed.fts_raw, filters, limit, "raw")
     and_expr = and_expression(parsed.terms)
     result = _ranked_fts(store, and_expr, filters, limit, "and")
-    if fill and len(parsed.terms) > 1 and len(result.ranked) < limit:
+    result.complete = result.total
+    if len(parsed.terms) > 1 and len(result.ranked) < limit:
         or_expr = or_expression(content_terms(parsed.terms))
         seen = [r.row.rowid for r in result.ranked]
         extra = _fts(store, or_expr, filters, limit - len(result.ranked), seen)

@@ -7,11 +7,13 @@ do not overturn a clearly better match.
 
 from __future__ import annotations
 
+from indexing.classify import is_prose_or_data
 from search.types import Candidate, Prior
 
 DEFINITION = 1.15
 TEST_PATH = 0.85
 GENERATED = 0.75
+PROSE_OR_DATA = 0.7
 DIVERSITY_STEP = 0.1  # the n-th extra hit from one file is scaled by 1/(1 + step * n)
 
 
@@ -25,6 +27,8 @@ def apply(cands: list[Candidate]) -> list[Candidate]:
             scale(cand, Prior("test_path", TEST_PATH))
         if row.is_generated:
             scale(cand, Prior("generated_or_vendored", GENERATED))
+        if is_prose_or_data(row.lang):
+            scale(cand, Prior("prose_or_data", PROSE_OR_DATA))
     order = {c.row.chunk_id: i for i, c in enumerate(cands)}
     cands.sort(key=lambda c: (-c.score, order[c.row.chunk_id]))
     per_file: dict[str, int] = {}

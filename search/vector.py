@@ -30,13 +30,14 @@ def retrieve(
         found = vindex.search(query, limit, where)
     except InvalidFilter as exc:
         raise InvalidQuery(f"path_glob cannot be used for vector search: {exc}") from exc
-    rows = store.chunks_by_ids([cid for cid, _ in found])
+    rows = store.chunks_by_ids([m.chunk_id for m in found])
     ranked: list[Ranked] = []
     stale = 0
-    for cid, sim in found:
-        row = rows.get(cid)
+    for match in found:
+        row = rows.get(match.chunk_id)
         if row is None:
             stale += 1
             continue
-        ranked.append(Ranked(row, max(0.0, sim), len(ranked) + 1))
+        ranked.append(Ranked(row, max(0.0, match.similarity), len(ranked) + 1,
+                             surface=match.surface))
     return VectorResult(ranked, stale)

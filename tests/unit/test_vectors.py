@@ -14,6 +14,7 @@ from indexing.vectors import (
     VectorRow,
     VectorStore,
     VectorStoreUnavailable,
+    row_key,
     sql_where,
 )
 
@@ -32,8 +33,14 @@ def row(
     path: str = "src/a.py",
     lang: str = "python",
     kind: str = "definition",
+    surface: str = "code",
 ) -> VectorRow:
-    return VectorRow(chunk_id, path, lang, kind, f"h-{chunk_id}", vector)
+    return VectorRow(chunk_id, surface, path, lang, kind, f"h-{chunk_id}", vector)
+
+
+def search(store: VectorStore, query: npt.NDArray[np.float32], k: int,
+           where: str | None = None) -> list[tuple[str, float]]:
+    return [(m.chunk_id, m.similarity) for m in store.search(query, k, where)]
 
 
 @pytest.fixture
@@ -46,7 +53,7 @@ def test_new_store_is_empty_and_created_lazily(tmp_path: Path) -> None:
     assert not (tmp_path / "v").exists()
     assert s.count() == 0
     assert s.chunk_ids() == set()
-    assert s.search(unit([1.0]), k=5) == []
+    assert search(s, unit([1.0]), k=5) == []
 
 
 def test_upsert_replaces_by_chunk_id(store: VectorStore) -> None:
@@ -54,7 +61,7 @@ def test_upsert_replaces_by_chunk_id(store: VectorStore) -> None:
     store.upsert([row("a", unit([0.0, 0.0, 1.0])), row("c", unit([1.0]))])
     assert store.count() == 3
     assert store.chunk_ids() == {"a", "b", "c"}
-    best_id, best_sim = store.search(unit([0.0, 0.0, 1.0]), k=1)[0]
+    best_id, best_sim = search(store, unit([0.0, 0.0, 1.0]), k=1)[0]
     assert best_id == "a"
     assert best_sim == pytest.approx(1.0, abs=1e-5)
 
@@ -65,29 +72,27 @@ def test_upsert_with_duplicate_ids_in_one_batch_keeps_count_sane(store: VectorSt
     assert store.chunk_ids() == {"a", "b"}
     assert store.count() == 2
     # The last occurrence wins.
-    assert store.search(unit([0.0, 1.0]), k=2) == [
+    assert search(store, unit([0.0, 1.0]), k=2) == [
         ("a", pytest.approx(1.0, abs=1e-5)),
         ("b", pytest.approx(1.0, abs=1e-5)),
     ]
 
 
-def test_delete_by_id_and_by_path(store: VectorStore) -> None:
-    store.upsert(
-        [
-            row("a1", unit([1.0]), path="src/a.py"),
-            row("a2", unit([1.0, 1.0]), path="src/a.py"),
-            row("b1", unit([0.0, 1.0]), path="src/b.py"),
-            row("q1", unit([0.0, 1.0, 1.0]), path="src/it's.py"),
-        ]
-    )
-    store.delete_chunk_ids(["b1", "missing"])
-    assert store.chunk_ids() == {"a1", "a2", "q1"}
-    store.delete_paths(["src/a.py"])
-    assert store.chunk_ids() == {"q1"}
-    store.delete_paths(["src/it's.py"])  # quotes are escaped, not injected
-    assert store.count() == 0
-    store.delete_chunk_ids([])
-    store.delete_paths([])
+def test_two_surfaces_of_one_chunk_are_separate_rows(store: VectorStore) -> None:
+    store.upsert([
+        row("a1", unit([1.0]), path="src/a.py"),
+        row("a1", unit([0.0, 1.0]), path="src/a.py", surface="summary"),
+        row("b1", unit([0.0, 1.0]), path="src/b.py"),
+        row("q1", unit([0.0, 1.0, 1.0]), path="src/it's.py"),
+    ])
+    assert store.count() == 4 and store.chunk_ids() == {"a1", "b1", "q1"}
+    assert store.row_hashes() == {row_key("a1", "code"): "h-a1", row_key("a1", "summary"): "h-a1",
+                                  row_key("b1", "code"): "h-b1", row_key("q1", "code"): "h-q1"}
+    best = store.search(unit([0.0, 1.0]), k=2)
+    assert {(m.chunk_id, m.surface) for m in best} == {("a1", "summary"), ("b1", "code")}
+    store.delete_keys([row_key("a1", "summary"), row_key("q1", "code"), "missing"])
+    assert store.count() == 2 and store.chunk_ids() == {"a1", "b1"}
+    store.delete_keys([])
 
 
 def test_search_orders_by_similarity_then_id_deterministically(store: VectorStore) -> None:
@@ -101,12 +106,12 @@ def test_search_orders_by_similarity_then_id_deterministically(store: VectorStor
             *[row(f"tie-{c}", unit([1.0, 0.5])) for c in "edcba"],
         ]
     )
-    results = store.search(query, k=4)
+    results = search(store, query, k=4)
     assert [cid for cid, _ in results] == ["near", "tie-a", "tie-b", "tie-c"]
     assert results[0][1] == pytest.approx(float(unit([1.0, 0.1]) @ query), abs=1e-5)
     assert all(results[i][1] >= results[i + 1][1] for i in range(len(results) - 1))
-    assert store.search(query, k=4) == results
-    everything = store.search(query, k=100)
+    assert search(store, query, k=4) == results
+    everything = search(store, query, k=100)
     assert everything[-1][0] == "opposite"
     assert everything[-1][1] == pytest.approx(-1.0, abs=1e-5)
 
@@ -114,7 +119,7 @@ def test_search_orders_by_similarity_then_id_deterministically(store: VectorStor
 def test_ties_at_the_k_boundary_are_cut_by_chunk_id(store: VectorStore) -> None:
     # More identical vectors than the store over-fetches, so the boundary tie must widen.
     store.upsert([row(f"dup-{i:03d}", unit([1.0, 1.0])) for i in range(60, 0, -1)])
-    results = store.search(unit([1.0, 1.0]), k=3)
+    results = search(store, unit([1.0, 1.0]), k=3)
     assert [cid for cid, _ in results] == ["dup-001", "dup-002", "dup-003"]
 
 
@@ -130,16 +135,16 @@ def test_prefilter_applies_before_top_k(store: VectorStore) -> None:
     ]
     store.upsert(rows)
 
-    rust = store.search(query, k=3, where=sql_where(["rust"], None, None))
+    rust = search(store, query, k=3, where=sql_where(["rust"], None, None))
     assert [cid for cid, _ in rust] == ["rs-mid", "rs-far"]
 
-    methods = store.search(query, k=3, where=sql_where(None, ["method", "section"], None))
+    methods = search(store, query, k=3, where=sql_where(None, ["method", "section"], None))
     assert [cid for cid, _ in methods] == ["rs-mid", "md-doc"]
 
-    under_docs = store.search(query, k=3, where=sql_where(None, None, r"^docs/.*\.md$"))
+    under_docs = search(store, query, k=3, where=sql_where(None, None, r"^docs/.*\.md$"))
     assert [cid for cid, _ in under_docs] == ["md-doc"]
 
-    both = store.search(query, k=3, where=sql_where(["rust"], ["definition"], r"\.rs$"))
+    both = search(store, query, k=3, where=sql_where(["rust"], ["definition"], r"\.rs$"))
     assert [cid for cid, _ in both] == ["rs-far"]
 
 
@@ -151,9 +156,9 @@ def test_path_regex_escapes_are_regex_escapes(store: VectorStore) -> None:
             row("quote", unit([1.0]), path="src/o'brien.py"),
         ]
     )
-    found = store.search(unit([1.0]), k=10, where=sql_where(None, None, r"a\.py$"))
+    found = search(store, unit([1.0]), k=10, where=sql_where(None, None, r"a\.py$"))
     assert [cid for cid, _ in found] == ["dot"]
-    found = store.search(unit([1.0]), k=10, where=sql_where(None, None, "o'brien"))
+    found = search(store, unit([1.0]), k=10, where=sql_where(None, None, "o'brien"))
     assert [cid for cid, _ in found] == ["quote"]
 
 
@@ -161,8 +166,8 @@ def test_invalid_regex_is_a_filter_error_not_an_outage(store: VectorStore) -> No
     store.upsert([row("a", unit([1.0]))])
     for bad in ("[", "a(?=b)"):
         with pytest.raises(InvalidFilter):
-            store.search(unit([1.0]), k=1, where=sql_where(None, None, bad))
-    assert store.search(unit([1.0]), k=1)[0][0] == "a"
+            search(store, unit([1.0]), k=1, where=sql_where(None, None, bad))
+    assert search(store, unit([1.0]), k=1)[0][0] == "a"
 
 
 def test_sql_where_builds_nothing_for_no_filters() -> None:
@@ -209,7 +214,7 @@ def test_dim_mismatch_with_existing_table_is_unavailable(tmp_path: Path) -> None
 
 def test_deleted_table_dir_raises_until_reset(store: VectorStore) -> None:
     store.upsert([row("a", unit([1.0]))])
-    assert store.search(unit([1.0]), k=1)[0][0] == "a"
+    assert search(store, unit([1.0]), k=1)[0][0] == "a"
     shutil.rmtree(store.directory)
     with pytest.raises(VectorStoreUnavailable, match="reset"):
         store.search(unit([1.0]), k=1)
@@ -218,7 +223,7 @@ def test_deleted_table_dir_raises_until_reset(store: VectorStore) -> None:
     store.reset()
     assert store.count() == 0
     store.upsert([row("b", unit([1.0]))])
-    assert store.search(unit([1.0]), k=5) == [("b", pytest.approx(1.0, abs=1e-5))]
+    assert search(store, unit([1.0]), k=5) == [("b", pytest.approx(1.0, abs=1e-5))]
 
 
 def test_corrupt_data_files_are_unavailable_not_a_crash(store: VectorStore) -> None:
@@ -226,7 +231,7 @@ def test_corrupt_data_files_are_unavailable_not_a_crash(store: VectorStore) -> N
     for data_file in (store.directory / "chunks.lance" / "data").iterdir():
         data_file.write_bytes(b"garbage")
     with pytest.raises(VectorStoreUnavailable):
-        store.search(unit([1.0]), k=1)
+        search(store, unit([1.0]), k=1)
     store.reset()
     assert store.count() == 0
 
