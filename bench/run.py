@@ -488,7 +488,6 @@ def _reap_orphans() -> None:
 
 
 def embedding(index_dir: Path, n: int) -> dict[str, Any]:
-    from indexing import embed as embed_mod
     from indexing.store import Store
     from indexing.vector_index import embedding_text
     from kebab_lsp.workspace import shared_embedder
@@ -509,10 +508,9 @@ def embedding(index_dir: Path, n: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     ours = embedder.embed(texts)
     ours_s = time.perf_counter() - t0
-    model_dir = Path(embedder._model_directory())  # noqa: SLF001 - the same files it loaded
-    tok = embed_mod._BUNDLED_TOKENIZER_DIR / "tokenizer.json"  # noqa: SLF001
-    bare_s, bare = peers.bare_onnx_throughput(model_dir / embedder.spec.model_file, tok, texts,
-                                              embedder.threads, embedder.spec.max_tokens)
+    files = embedder.files()  # the same files it loaded
+    bare_s, bare = peers.bare_onnx_throughput(files.weights, files.tokenizer_dir / "tokenizer.json",
+                                              texts, embedder.threads, embedder.spec.max_tokens)
     cos = float((ours * bare).sum(axis=1).min())
     total = len(sources)
     return {
