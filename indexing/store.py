@@ -621,11 +621,12 @@ class Store:
         """Every chunk with what its embedding text is built from, in path/line order."""
         rows = self.conn.execute(
             "SELECT c.chunk_id, f.path, f.lang, COALESCE(s.kind, c.kind), c.context, "
-            "COALESCE(s.signature, ''), COALESCE(s.doc, ''), c.text FROM chunks c "
+            "COALESCE(s.signature, ''), COALESCE(s.doc, ''), c.text, f.is_test FROM chunks c "
             "JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id "
             "ORDER BY f.path, c.start_line, c.chunk_id"
         ).fetchall()
-        return [EmbeddingSource(*r) for r in rows]
+        return [EmbeddingSource(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]))
+                for r in rows]
 
     def file_texts(self) -> list[tuple[str, str, bool]]:
         """(path, text, is_test) of every indexed file, in path order."""
@@ -665,4 +666,5 @@ class EmbeddingSource:
     signature: str
     doc: str
     text: str
+    is_test: bool = False  # orders embedding (tests last), not part of the embedded text
 

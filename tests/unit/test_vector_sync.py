@@ -107,3 +107,56 @@ def test_another_model_is_not_taken_for_up_to_date(synced: Workspace, tmp_path: 
     assert ws.sync_vectors() is not None
     assert ws.store.meta_value("vector_synced_model") == other.embedder.model_id
     ws.close()
+
+
+# -- the order a cold tree is embedded in ------------------------------------------------------
+
+
+def test_embed_priority_puts_what_questions_ask_for_first() -> None:
+    from indexing.store import EmbeddingSource
+    from indexing.vector_index import embed_priority
+
+    def src(path: str, kind: str, doc: str = "", is_test: bool = False) -> EmbeddingSource:
+        return EmbeddingSource("id", path, "python", kind, "", "", doc, "body", is_test)
+
+    ranked = [
+        src("open.py", "text"),
+        src("a.py", "function", doc="Parse the config."),
+        src("a.py", "method"),
+        src("README.md", "section"),
+        src("tests/test_a.py", "function", doc="A documented test.", is_test=True),
+    ]
+    assert [embed_priority(s, {"open.py"}) for s in ranked] == [0, 1, 2, 3, 4]
+
+
+def test_a_cold_sync_embeds_documented_definitions_before_the_rest(tmp_path: Path) -> None:
+    from indexing.vector_index import WRITE_BATCH
+
+    root = tmp_path / "repo"
+    (root / "tests").mkdir(parents=True)
+    # In path order, tests and undocumented code come first; together they fill more than
+    # one write batch.
+    (root / "tests" / "test_early.py").write_text("".join(
+        f'def test_{j}():\n    """Checks case {j}."""\n    assert {j}\n\n' for j in range(60)))
+    (root / "a_plain.py").write_text("".join(
+        f"def plain_{j}(x):\n    return x + {j}\n\n" for j in range(WRITE_BATCH)))
+    (root / "notes.txt").write_text("Some notes about the project.\n" * 5)
+    (root / "z_documented.py").write_text("".join(
+        f'def documented_{j}(x):\n    """Scale x by {j}."""\n    return x * {j}\n\n'
+        for j in range(20)))
+    ws = Workspace(root, WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1))
+    ws.indexer.index()
+    written: list[int] = []
+    summary = ws.sync_vectors(progress=lambda done, _: written.append(done),
+                              should_stop=lambda: bool(written and written[-1] > 0))
+    assert summary is not None and summary.cancelled and summary.embedded == WRITE_BATCH
+    vindex = ws.vector_index()
+    assert vindex is not None
+    embedded = vindex.vectors.chunk_ids()
+    by_path: dict[str, set[str]] = {}
+    for s in ws.store.embedding_sources():
+        by_path.setdefault(s.path, set()).add(s.chunk_id)
+    assert by_path["z_documented.py"] <= embedded  # last in path order, first embedded
+    assert not by_path["tests/test_early.py"] & embedded  # first in path order, embedded last
+    assert not by_path["notes.txt"] & embedded
+    ws.close()
