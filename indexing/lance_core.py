@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import os
 import sys
 import threading
 from collections.abc import Awaitable, Callable
@@ -86,6 +87,7 @@ class _Loop:
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None  # started on first use
+        self._pid = 0  # a forked child inherits the loop but not its thread: it starts its own
         self._lock = threading.Lock()
 
     def run(self, make: Callable[[], Awaitable[T]]) -> T:
@@ -103,10 +105,10 @@ class _Loop:
         import asyncio
 
         with self._lock:
-            if self._loop is None:
+            if self._loop is None or self._pid != os.getpid():
                 loop = asyncio.new_event_loop()
                 threading.Thread(target=loop.run_forever, name="kebab-lance", daemon=True).start()
-                self._loop = loop
+                self._loop, self._pid = loop, os.getpid()
             return self._loop
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -302,3 +304,21 @@ assert store.search(query, k=1)[0][0] == "w"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=False, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_can_still_read(tmp_path: Path) -> None:
+    """A fork copies the reader's event loop but not the thread running it; the child must
+    start its own instead of waiting forever on a loop nobody runs."""
+    store = _filled(tmp_path / "v", n=10)
+    assert store.count() == 10  # the loop thread exists in the parent now
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its exit code
+        signal.alarm(60)  # a regression hangs the child: let it die instead of the suite
+        code = 1
+        try:
+            code = 0 if store.count() == 10 else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
