@@ -9,16 +9,20 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from indexing.discover import DEFAULT_MAX_BYTES, DiscoveryOptions
 from indexing.embed import Embedder, ModelSpec, default_model_spec
-from indexing.indexer import Indexer
 from indexing.location import index_dir_for
 from indexing.store import Store
 from indexing.vector_index import SyncSummary, VectorIndex
 from search.engine import Searcher
 from search.hybrid import DEFAULT_K_RRF
+
+if TYPE_CHECKING:
+    from indexing.indexer import Indexer
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,17 +61,24 @@ class Workspace:
         self.index_dir = index_dir_for(self.root, self.options.index_dir)
         self.store = Store(self.index_dir)
         self.building = False
-        self.indexer = Indexer(
-            self.root,
-            self.store,
-            DiscoveryOptions(self.options.max_file_bytes, self.options.exclude),
-            workers=self.options.workers,
-        )
         self._vectors: VectorIndex | None = None
         self.vector_error: str | None = None if self.options.embed else "embeddings are off"
         self.searcher = Searcher(self.root, self.store, building=lambda: self.building,
                                  vectors=self.vector_index, k_rrf=self.options.rrf_k)
         self.searcher.vector_error = self.vector_error
+
+    @cached_property
+    def indexer(self) -> Indexer:
+        """Built on first use: tree-sitter, the grammars and the ignore rules cost about 0.1 s
+        to import, and a command-line search over an existing index never needs them."""
+        from indexing.indexer import Indexer
+
+        return Indexer(
+            self.root,
+            self.store,
+            DiscoveryOptions(self.options.max_file_bytes, self.options.exclude),
+            workers=self.options.workers,
+        )
 
     def vector_index(self) -> VectorIndex | None:
         """The vector side, or None (with `vector_error` saying why) when it cannot run."""
