@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from indexing.discover import DEFAULT_MAX_BYTES, DiscoveryOptions
 from indexing.embed import Embedder, ModelSpec, default_model_spec
-from indexing.location import index_dir_for
+from indexing.location import index_dir_for, model_cache_dir
 from indexing.store import Store
 from indexing.vector_index import SyncSummary, VectorIndex
 from search.engine import Searcher
@@ -41,16 +41,19 @@ _embedders: dict[tuple[str | None, int | None], Embedder] = {}
 _embedders_lock = threading.Lock()
 
 
-def shared_embedder(model_dir: str | None, threads: int | None) -> Embedder:
-    """One embedder per model and thread cap per process: the model costs a second and
-    ~100 MB to load, and every workspace folder can share it."""
+def shared_embedder(model_dir: str | None, threads: int | None,
+                    cache_dir: Path | None = None) -> Embedder:
+    """One embedder per model and thread cap per process: the model costs a few hundred ms and
+    ~100 MB to load, and every workspace folder can share it. `cache_dir` keeps the model's
+    optimized graph between processes (`Embedder._build_session`); the first caller's is used,
+    as it only makes loading faster."""
     key = (model_dir, threads)
     with _embedders_lock:
         if key not in _embedders:
             spec = default_model_spec()
             if model_dir:
                 spec = ModelSpec(name=Path(model_dir).name or "custom", model_dir=Path(model_dir))
-            _embedders[key] = Embedder(spec, threads=threads)
+            _embedders[key] = Embedder(spec, threads=threads, cache_dir=cache_dir)
         return _embedders[key]
 
 
@@ -83,7 +86,8 @@ class Workspace:
     def vector_index(self) -> VectorIndex | None:
         """The vector side, or None (with `vector_error` saying why) when it cannot run."""
         if self._vectors is None and self.vector_error is None:
-            embedder = shared_embedder(self.options.model_dir, self.options.embed_threads)
+            embedder = shared_embedder(self.options.model_dir, self.options.embed_threads,
+                                       model_cache_dir(self.options.index_dir))
             self._vectors = VectorIndex(self.store, self.index_dir, embedder)
         return self._vectors
 

@@ -203,3 +203,35 @@ def test_short_texts_match_fastembeds_own_embed(embedder: Embedder,
     short = [t for t in FASTEMBED_TEXTS if len(embedder._tokenizer.encode(t).ids) < 100]
     theirs = np.stack(list(fastembed_model.embed(short, batch_size=1)))  # type: ignore[attr-defined]
     np.testing.assert_allclose(embedder.embed(short), theirs, atol=1e-6)
+
+
+# -- the optimized-graph cache -----------------------------------------------------------------
+
+
+def test_cached_optimized_graph_gives_identical_vectors(embedder: Embedder,
+                                                        tmp_path: Path) -> None:
+    expected = embedder.embed(FASTEMBED_TEXTS)
+    first = Embedder(cache_dir=tmp_path / "models")
+    np.testing.assert_array_equal(first.embed(FASTEMBED_TEXTS), expected)
+    saved = list((tmp_path / "models").iterdir())
+    assert [p.suffix for p in saved] == [".onnx"]  # one complete file, no temporaries left
+    stamp = saved[0].stat().st_mtime_ns
+    again = Embedder(cache_dir=tmp_path / "models")  # a later process: loads the saved graph
+    np.testing.assert_array_equal(again.embed(FASTEMBED_TEXTS), expected)
+    assert saved[0].stat().st_mtime_ns == stamp
+
+
+def test_a_corrupt_cached_graph_is_rebuilt(embedder: Embedder, tmp_path: Path) -> None:
+    Embedder(cache_dir=tmp_path).load()
+    (saved,) = tmp_path.iterdir()
+    saved.write_bytes(b"half a protobuf")
+    again = Embedder(cache_dir=tmp_path)
+    np.testing.assert_array_equal(again.embed(FASTEMBED_TEXTS), embedder.embed(FASTEMBED_TEXTS))
+    assert saved.stat().st_size > 1_000_000
+
+
+def test_an_unusable_cache_dir_is_done_without(embedder: Embedder, tmp_path: Path) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory")
+    emb = Embedder(cache_dir=blocked / "models")
+    np.testing.assert_array_equal(emb.embed_query(QUERY), embedder.embed_query(QUERY))
