@@ -259,15 +259,17 @@ def render(c: dict[str, Any], add: Any) -> None:
         add("")
 
 
-def goals(c: dict[str, Any]) -> list[tuple[str, str, bool]]:
-    """(goal, figure, met) rows for the report's Goals table."""
+def goals(c: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
+    """(goal, figure, met) rows for the report's Goals table; the no-change goal is set for a
+    repository of about 130 files, so on a large tree its figure is shown but not judged."""
     from bench.run import f1
 
     s, n = c["search"]["p50_ms"], c["noop_index"]["p50_ms"]
+    files = c["noop_index"]["files"]
     return [
         (f"`kebab search` question in words p50 < 1 s ({c['corpus']})", f1(s, " ms"), s < 1000),
-        ("no-change `kebab index` < 1 s", f"{f1(n, ' ms')} on {c['noop_index']['files']} files",
-         n < 1000),
+        ("no-change `kebab index` < 1 s on ~130 files", f"{f1(n, ' ms')} on {files:,} files",
+         n < 1000 if files < 500 else None),
     ]
 
 

@@ -914,7 +914,7 @@ def bottlenecks(r: dict[str, Any]) -> list[str]:
         out.append(f"Embedding is {e['ratio']:.2f}× slower than the bare loop.")
     if r.get("cli"):
         out += [f"Goal not met: {label}: {figure}." for label, figure, met
-                in cli_latency.goals(r["cli"]) if not met]
+                in cli_latency.goals(r["cli"]) if met is False]
     sp = r.get("save_profile")
     if sp:
         out.append(f"In-process `Indexer.update_paths` of one file ({sp['file']}) takes "
