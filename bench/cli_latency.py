@@ -227,7 +227,7 @@ def render(c: dict[str, Any], add: Any) -> None:
     rows = [("`kebab search` a question in words (-k 10)", c["search"])]
     if c.get("rg"):
         rows.append(("`rg -i -l -F` its longest word", c["rg"]))
-    rows += [(f"`kebab index`, nothing changed ({c['noop_index']['files']} files)",
+    rows += [(f"`kebab index`, nothing changed ({c['noop_index']['files']:,} files)",
               c["noop_index"]),
              ("`kebab index --no-embed`, nothing changed", c["noop_index_no_embed"])]
     for label, v in rows:
