@@ -10,6 +10,8 @@ Environment knobs:
   KEBAB_BENCH_PYRIGHT=N        pyright queries (0 skips pyright)
   KEBAB_BENCH_SERVER_WORKERS=1 `workers` setting of the server under test (see report)
   KEBAB_BENCH_KEEP_INDEX=1     keep the temporary index directory
+  KEBAB_BENCH_CLI_CORPUS=click tree of the command-line figures (django: embeds the main tree)
+  KEBAB_BENCH_CLI_INDEX=DIR    reuse an index root that already holds that tree's vectors
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import corpora, peers
+from bench import cli_latency, corpora, peers
 from bench.corpora import Corpus
 from bench.lsp_client import LspClient
 from bench.peers import LookupFigures, NameQuery, score_symbols
@@ -490,7 +492,6 @@ def _reap_orphans() -> None:
 
 
 def embedding(index_dir: Path, n: int) -> dict[str, Any]:
-    from indexing import embed as embed_mod
     from indexing.store import Store
     from indexing.vector_index import embedding_text
     from kebab_lsp.workspace import shared_embedder
@@ -511,10 +512,9 @@ def embedding(index_dir: Path, n: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     ours = embedder.embed(texts)
     ours_s = time.perf_counter() - t0
-    model_dir = Path(embedder._model_directory())  # noqa: SLF001 - the same files it loaded
-    tok = embed_mod._BUNDLED_TOKENIZER_DIR / "tokenizer.json"  # noqa: SLF001
-    bare_s, bare = peers.bare_onnx_throughput(model_dir / embedder.spec.model_file, tok, texts,
-                                              embedder.threads, embedder.spec.max_tokens)
+    files = embedder.files()  # the same files it loaded
+    bare_s, bare = peers.bare_onnx_throughput(files.weights, files.tokenizer_dir / "tokenizer.json",
+                                              texts, embedder.threads, embedder.spec.max_tokens)
     cos = float((ours * bare).sum(axis=1).min())
     total = len(sources)
     return {
@@ -764,6 +764,8 @@ def render(r: dict[str, Any]) -> str:
             f"{e['total_chunks']:,} chunks of the main tree at this rate takes about "
             f"{e['extrapolated_full_s'] / 60:.0f} min.")
         add("")
+    if r.get("cli"):
+        cli_latency.render(r["cli"], add)
     s = r.get("server")
     if s:
         add("## Latency through the real server (`kebab-lsp` over stdio, main tree)")
@@ -898,6 +900,9 @@ def render(r: dict[str, Any]) -> str:
     if e:
         add(f"| embedding within 1.2× of bare onnxruntime | {e['ratio']:.2f}× | "
             f"{goal(e['ratio'] <= 1.2)} |")
+    if r.get("cli"):
+        for label, figure, met in cli_latency.goals(r["cli"]):
+            add(f"| {label} | {figure} | {goal(met)} |")
     add("")
     render_quality(r, add)
     syn = r.get("synthetic_symbols")
@@ -947,6 +952,9 @@ def bottlenecks(r: dict[str, Any]) -> list[str]:
     e = r.get("embedding")
     if e and e["ratio"] > 1.2:
         out.append(f"Embedding is {e['ratio']:.2f}× slower than the bare loop.")
+    if r.get("cli"):
+        out += [f"Goal not met: {label}: {figure}." for label, figure, met
+                in cli_latency.goals(r["cli"]) if met is False]
     sp = r.get("save_profile")
     if sp:
         out.append(f"In-process `Indexer.update_paths` of one file ({sp['file']}) takes "
@@ -995,6 +1003,7 @@ def main(argv: list[str] | None = None) -> int:
         qs = query_sets(main_dir, N_NAMES)
         r["query_counts"] = {k: len(v) for k, v in qs.items() if isinstance(v, list)}
         _step(r, "embedding", lambda: embedding(main_dir, EMBED_SAMPLE))
+        _step(r, "cli", lambda: cli_latency.run(work, QUICK))
         _step(r, "server", lambda: server_latency(main_corpus, index_root, qs, work))
         _step(r, "pool_probe", lambda: pool_probe(index_root, work))
         _step(r, "ctags", lambda: ctags_peer(main_corpus.root, qs, work))

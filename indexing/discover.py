@@ -13,8 +13,10 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:  # imported where rules are built: a command that only searches never needs it
+    import pathspec
 
 DEFAULT_MAX_BYTES = 1024 * 1024
 SNIFF_BYTES = 8192
@@ -97,6 +99,8 @@ class _Rules:
 
 
 def _load_spec(path: Path) -> pathspec.PathSpec | None:
+    import pathspec
+
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
@@ -115,6 +119,8 @@ def _dir_rules(parent: _Rules, directory: Path, rel: str) -> _Rules:
 
 
 def _root_rules(root: Path, options: DiscoveryOptions) -> _Rules:
+    import pathspec
+
     specs: list[tuple[str, str, pathspec.PathSpec]] = []
     if options.extra_excludes:
         specs.append(

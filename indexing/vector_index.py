@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from indexing.embed import Embedder, EmbedderUnavailable
+from indexing.records import ChunkKind
 from indexing.store import EmbeddingSource, Store, text_hash
 from indexing.text import words
 from indexing.vectors import VectorMatch, VectorRow, VectorStore, VectorStoreUnavailable, row_key
@@ -63,6 +64,32 @@ def embedding_text(src: EmbeddingSource) -> str:
         header.append(src.doc[:HEADER_CHARS])
     head = "\n".join(header)[: HEADER_CHARS * 2]
     return (f"{head}\n{src.text}" if head else src.text)[:EMBED_TEXT_CHARS]
+
+
+_NOT_DEFINITIONS = frozenset({ChunkKind.CODE, ChunkKind.SECTION, ChunkKind.TEXT})
+
+
+def embed_priority(src: EmbeddingSource, first: Set[str]) -> int:
+    """Lower embeds sooner. A cold tree takes minutes to embed (Django's 62k chunks, about 16 min
+    on one core), and until then answers by meaning are partial, so the chunks a question in
+    words most likely wants go first:
+
+    0. chunks of files the user has open or just saved;
+    1. documented definitions outside tests (embedded with their doc, so they match questions
+       best);
+    2. other definitions outside tests;
+    3. everything else outside tests (text windows, top-level code, doc sections);
+    4. test code, which search ranks down anyway.
+
+    The sort using this is stable, so each group stays in path and line order.
+    """
+    if src.path in first:
+        return 0
+    if src.is_test:
+        return 4
+    if src.kind in _NOT_DEFINITIONS:
+        return 3
+    return 1 if src.doc else 2
 
 
 CODE, SUMMARY = "code", "summary"
@@ -167,7 +194,7 @@ class VectorIndex:
             self.vectors.delete_keys(sorted(stale))
             summary.deleted = len(stale)
         missing = [w for w in wanted if have.get(w.key) != w.hash]
-        missing.sort(key=lambda w: (w.source.path not in first, w.source.path))
+        missing.sort(key=lambda w: embed_priority(w.source, first))
         summary.total = len(missing)
         model = self.embedder.model_id
         done = 0
@@ -193,7 +220,11 @@ class VectorIndex:
         self, batch: list[_Wanted], model: str, summary: SyncSummary, stop: StopFn
     ) -> list[VectorRow] | None:
         cached = self.store.cached_vectors(model, sorted({w.hash for w in batch}))
-        todo = sorted({w.hash: w.text for w in batch if w.hash not in cached}.items())
+        # By length, so that each embed call gets texts of similar length: the embedder pads a
+        # micro-batch to its longest text, and sorting the whole write batch rather than each
+        # call's share of it cuts padded tokens from 3.8% to 2.6% (Django sample).
+        todo = sorted({w.hash: w.text for w in batch if w.hash not in cached}.items(),
+                      key=lambda item: (len(item[1]), item[0]))
         fresh: list[tuple[str, bytes]] = []
         for start in range(0, len(todo), EMBED_BATCH):
             if stop():

@@ -3,6 +3,10 @@
 At workspace scale (tens of thousands of chunks) a flat scan answers in about 15 ms, so there is
 no ANN index: it would take seconds to build and would go stale with every edit.
 
+Reads (search, count, version, the id scan) go through lancedb's compiled core
+(`indexing.lance_core`), which skips the 4 s `import lancedb`; writes use the public API, imported
+on the first write. Reading never creates the table: a store with no table yet reads as empty.
+
 Failure policy: every LanceDB/pyarrow failure surfaces as `VectorStoreUnavailable`, so callers
 can fall back to lexical search with one `except`. If the table directory disappears under a
 live process, every later operation (reads *and* writes) raises `VectorStoreUnavailable` until
@@ -24,6 +28,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from indexing.lance_core import CoreTable
 
 # lancedb 0.40 reads LANCEDB_LOG (LANCE_LOG is the older pylance name); both must be set
 # before the native module loads, or each search logs a deprecation warning to stderr.
@@ -98,6 +104,21 @@ def sql_where(
     return " AND ".join(clauses) if clauses else None
 
 
+def _schema(pa: Any, dim: int) -> Any:
+    return pa.schema(
+        [
+            ("key", pa.string()),
+            ("chunk_id", pa.string()),
+            ("surface", pa.string()),
+            ("path", pa.string()),
+            ("lang", pa.string()),
+            ("kind", pa.string()),
+            ("text_hash", pa.string()),
+            ("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+
+
 def _import_lancedb() -> tuple[Any, Any]:
     try:
         import lancedb
@@ -127,7 +148,11 @@ class VectorStore:
         self.table_name = table
         self.optimize_every = optimize_every
         self._lock = threading.RLock()
-        self._table: Any = None
+        self._table: Any = None  # the public API's handle, for writes
+        self._reader: CoreTable | None = None
+        # Whether a table was ever opened here: from then on a missing directory is an outage
+        # (see the module docstring), not a store that is still empty.
+        self._seen = False
         self._pa: Any = None
         self._schema: Any = None
         self._writes_since_optimize = 0
@@ -138,35 +163,51 @@ class VectorStore:
     def _table_dir(self) -> Path:
         return self.directory / f"{self.table_name}.lance"
 
+    def _check_not_deleted(self) -> None:
+        if self._seen and not self._table_dir.is_dir():
+            raise VectorStoreUnavailable(
+                f"vector table {self._table_dir} was deleted; call reset() to start over"
+            )
+
     def _open(self) -> Any:
-        """The live table, after checking its directory still exists (see module docstring)."""
+        """The live table for writing, after checking its directory still exists (see module
+        docstring); created when missing."""
+        self._check_not_deleted()
         table = self._table
         if table is not None:
-            if not self._table_dir.is_dir():
-                raise VectorStoreUnavailable(
-                    f"vector table {self._table_dir} was deleted; call reset() to start over"
-                )
             return table
         with self._lock:
             if self._table is None:
                 self._table = self._guard("open", self._open_or_create)
+                self._seen = True
             return self._table
+
+    def _read(self) -> CoreTable | None:
+        """The read handle, or None while no table has been created yet."""
+        self._check_not_deleted()
+        if self._reader is not None:
+            return self._reader
+        if not self._table_dir.is_dir():
+            return None
+        with self._lock:
+            if self._reader is None:
+                reader = CoreTable(self.directory, self.table_name)
+                schema = self._guard("open", reader.schema)
+                import pyarrow as pa
+
+                if schema != _schema(pa, self.dim):
+                    raise VectorStoreUnavailable(
+                        f"vector table {self._table_dir} has schema {schema}, expected dim "
+                        f"{self.dim}; call reset() to rebuild it"
+                    )
+                self._reader = reader
+                self._seen = True
+            return self._reader
 
     def _open_or_create(self) -> Any:
         lancedb, pa = _import_lancedb()
         self._pa = pa
-        self._schema = pa.schema(
-            [
-                ("key", pa.string()),
-                ("chunk_id", pa.string()),
-                ("surface", pa.string()),
-                ("path", pa.string()),
-                ("lang", pa.string()),
-                ("kind", pa.string()),
-                ("text_hash", pa.string()),
-                ("vector", pa.list_(pa.float32(), self.dim)),
-            ]
-        )
+        self._schema = _schema(pa, self.dim)
         self.directory.mkdir(parents=True, exist_ok=True)
         db = lancedb.connect(str(self.directory))
         if self._table_dir.exists():
@@ -184,6 +225,8 @@ class VectorStore:
         """Drop whatever is left of the table and start empty: the recovery path."""
         with self._lock:
             self._table = None
+            self._reader = None
+            self._seen = False
             lancedb, _ = _import_lancedb()
             self.directory.mkdir(parents=True, exist_ok=True)
 
@@ -293,27 +336,28 @@ class VectorStore:
 
     def row_hashes(self) -> dict[str, str]:
         """key -> hash of the text each stored vector was computed from."""
-        table = self._open()
-        data = self._guard(
-            "scan", lambda: table.search().select(["key", "text_hash"]).limit(None).to_arrow()
-        )
-        return dict(zip(data.column("key").to_pylist(), data.column("text_hash").to_pylist(),
-                        strict=True))
+        reader = self._read()
+        if reader is None:
+            return {}
+        found = self._guard("scan", reader.columns, ["key", "text_hash"])
+        return dict(zip(found["key"], found["text_hash"], strict=True))
 
     def chunk_ids(self) -> set[str]:
-        table = self._open()
-        data = self._guard(
-            "scan", lambda: table.search().select(["chunk_id"]).limit(None).to_arrow()
-        )
-        return set(data.column("chunk_id").to_pylist())
+        reader = self._read()
+        if reader is None:
+            return set()
+        return set(self._guard("scan", reader.column, "chunk_id"))
 
     def count(self) -> int:
-        table = self._open()
-        return int(self._guard("count", table.count_rows))
+        reader = self._read()
+        return 0 if reader is None else int(self._guard("count", reader.count))
 
     def version(self) -> int:
-        table = self._open()
-        return int(self._guard("version", lambda: table.version))
+        """The table's version; raises `VectorStoreUnavailable` when there is no table yet."""
+        reader = self._read()
+        if reader is None:
+            raise VectorStoreUnavailable(f"no vector table at {self._table_dir} yet")
+        return int(self._guard("version", reader.version))
 
     def search(
         self, vector: npt.ArrayLike, k: int, where: str | None = None
@@ -329,10 +373,12 @@ class VectorStore:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         if query.shape[0] != self.dim:
             raise ValueError(f"query dim {query.shape[0]} != store dim {self.dim}")
-        table = self._open()
+        reader = self._read()
+        if reader is None:
+            return []
         limit = k + 8
         while True:
-            rows = self._guard("search", self._query, table, query, limit, where)
+            rows = self._guard("search", self._query, reader, query, limit, where)
             if len(rows) < limit or rows[-1][3] > rows[min(k, len(rows)) - 1][3]:
                 break
             limit *= 4
@@ -341,13 +387,10 @@ class VectorStore:
                          for key, cid, surface, d in rows), key=lambda r: (-r[3], r[0]))
         return [VectorMatch(cid, surface, sim) for _, cid, surface, sim in ranked[:k]]
 
+    @staticmethod
     def _query(
-        self, table: Any, query: npt.NDArray[np.float32], limit: int, where: str | None
+        reader: CoreTable, query: npt.NDArray[np.float32], limit: int, where: str | None
     ) -> list[tuple[str, str, str, float]]:
-        builder = table.search(query, vector_column_name="vector").distance_type("cosine")
-        if where:
-            builder = builder.where(where, prefilter=True)
-        result = builder.select(["key", "chunk_id", "surface", "_distance"]).limit(
-            limit).to_arrow()
-        return list(zip(*(result.column(c).to_pylist() for c in
-                          ("key", "chunk_id", "surface", "_distance")), strict=True))
+        columns = ["key", "chunk_id", "surface", "_distance"]
+        found = reader.nearest(query, limit, where, "vector", columns)
+        return list(zip(*(found[c] for c in columns), strict=True))

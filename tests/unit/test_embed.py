@@ -16,6 +16,9 @@ from indexing.embed import (
     default_threads,
 )
 
+BUNDLED_TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+                           "config.json")
+
 CONFIG_FUNCTION = '''def load_config(path: str) -> dict:
     """Read the settings file and return it as a dict."""
     with open(path, encoding="utf-8") as handle:
@@ -26,11 +29,23 @@ UNRELATED = "The orchestra rehearsed the symphony until late in the evening."
 
 
 @pytest.fixture(scope="module")
-def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
-    emb = Embedder(work_dir=tmp_path_factory.mktemp("embed-work"))
+def embedder() -> Embedder:
+    emb = Embedder()
     ok, reason = emb.available()
     assert ok, reason
     return emb
+
+
+@pytest.fixture(scope="module")
+def fastembed_dir(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled model laid out as a fastembed model directory (weights and tokenizer files
+    side by side), which is what a user passes as `--model-dir`."""
+    target = tmp_path_factory.mktemp("fastembed-model")
+    files = embedder.files()
+    (target / "model.onnx").symlink_to(files.weights)
+    for name in BUNDLED_TOKENIZER_FILES:
+        (target / name).symlink_to(files.tokenizer_dir / name)
+    return target
 
 
 def test_vectors_are_unit_length_float32_of_dim(embedder: Embedder) -> None:
@@ -88,12 +103,9 @@ def test_threads_default_leaves_a_core_free(embedder: Embedder) -> None:
 
 
 def test_user_model_dir_loads_like_the_bundled_one(
-    embedder: Embedder, tmp_path_factory: pytest.TempPathFactory
+    embedder: Embedder, fastembed_dir: Path
 ) -> None:
-    # The assembled bundled directory is itself a valid user model_dir.
-    work = tmp_path_factory.getbasetemp()
-    assembled = next(work.glob("embed-work*/embedding-model/*"))
-    spec = ModelSpec(name="user-minilm", model_dir=assembled)
+    spec = ModelSpec(name="user-minilm", model_dir=fastembed_dir)
     user = Embedder(spec, threads=1)
     np.testing.assert_allclose(user.embed_query(QUERY), embedder.embed_query(QUERY), atol=1e-5)
 
@@ -124,10 +136,102 @@ def test_corrupt_weights_are_unavailable_not_a_crash(tmp_path: Path) -> None:
     assert not ok and reason
 
 
-def test_wrong_dim_is_reported(
-    embedder: Embedder, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    assembled = next(tmp_path_factory.getbasetemp().glob("embed-work*/embedding-model/*"))
-    emb = Embedder(ModelSpec(name="wrong-dim", model_dir=assembled, dim=768), threads=1)
+def test_wrong_dim_is_reported(fastembed_dir: Path) -> None:
+    emb = Embedder(ModelSpec(name="wrong-dim", model_dir=fastembed_dir, dim=768), threads=1)
     with pytest.raises(EmbedderUnavailable, match="768"):
         emb.load()
+
+
+# -- the same vectors as when fastembed loaded the model -------------------------------------
+
+FASTEMBED_TEXTS = [
+    CONFIG_FUNCTION,
+    QUERY,
+    UNRELATED,
+    "",
+    "[CLS] [MASK] tokens that are special [SEP] [PAD] [UNK]",
+    "naïve café — ünïcödé and emoji \U0001f600 and CJK 漢字",
+    "def very_long(x):\n" + "    x = x + 1  # increment the counter once more\n" * 80,
+]
+
+
+@pytest.fixture(scope="module")
+def fastembed_model(fastembed_dir: Path) -> object:
+    """The model as the fastembed-based loader loaded it (fastembed is a test-only dependency:
+    this is the reference the direct loader must reproduce)."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    name = "kebab-test/minilm-int8"
+    try:
+        TextEmbedding.add_custom_model(
+            model=name, pooling=PoolingType.MEAN, normalization=True,
+            sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"), dim=384,
+            model_file="model.onnx")
+    except ValueError as exc:
+        if "already registered" not in str(exc):
+            raise
+    return TextEmbedding(model_name=name, specific_model_path=str(fastembed_dir), threads=1,
+                         cache_dir=str(fastembed_dir), providers=["CPUExecutionProvider"])
+
+
+def test_token_ids_match_fastembeds_tokenizer(embedder: Embedder, fastembed_model: object) -> None:
+    reference = fastembed_model.model.tokenizer  # type: ignore[attr-defined]
+    reference.enable_truncation(max_length=embedder.spec.max_tokens)
+    reference.no_padding()
+    ours = embedder._tokenizer.encode_batch(FASTEMBED_TEXTS)
+    theirs = reference.encode_batch(FASTEMBED_TEXTS)
+    assert [e.ids for e in ours] == [e.ids for e in theirs]
+    assert max(len(e.ids) for e in ours) == embedder.spec.max_tokens  # truncation happened
+
+
+def test_vectors_match_fastembeds_session_bit_for_bit(fastembed_dir: Path,
+                                                      fastembed_model: object) -> None:
+    ours = Embedder(ModelSpec(name="direct", model_dir=fastembed_dir), threads=1)
+    expected = ours.embed(FASTEMBED_TEXTS)
+    # The same loop, driven by the session and tokenizer fastembed built.
+    inner = fastembed_model.model  # type: ignore[attr-defined]
+    inner.tokenizer.enable_truncation(max_length=ours.spec.max_tokens)
+    inner.tokenizer.no_padding()
+    ours._session, ours._tokenizer = inner.model, inner.tokenizer
+    np.testing.assert_array_equal(ours.embed(FASTEMBED_TEXTS), expected)
+
+
+def test_short_texts_match_fastembeds_own_embed(embedder: Embedder,
+                                                fastembed_model: object) -> None:
+    short = [t for t in FASTEMBED_TEXTS if len(embedder._tokenizer.encode(t).ids) < 100]
+    theirs = np.stack(list(fastembed_model.embed(short, batch_size=1)))  # type: ignore[attr-defined]
+    np.testing.assert_allclose(embedder.embed(short), theirs, atol=1e-6)
+
+
+# -- the optimized-graph cache -----------------------------------------------------------------
+
+
+def test_cached_optimized_graph_gives_identical_vectors(embedder: Embedder,
+                                                        tmp_path: Path) -> None:
+    expected = embedder.embed(FASTEMBED_TEXTS)
+    first = Embedder(cache_dir=tmp_path / "models")
+    np.testing.assert_array_equal(first.embed(FASTEMBED_TEXTS), expected)
+    saved = list((tmp_path / "models").iterdir())
+    assert [p.suffix for p in saved] == [".onnx"]  # one complete file, no temporaries left
+    stamp = saved[0].stat().st_mtime_ns
+    again = Embedder(cache_dir=tmp_path / "models")  # a later process: loads the saved graph
+    np.testing.assert_array_equal(again.embed(FASTEMBED_TEXTS), expected)
+    assert saved[0].stat().st_mtime_ns == stamp
+
+
+def test_a_corrupt_cached_graph_is_rebuilt(embedder: Embedder, tmp_path: Path) -> None:
+    Embedder(cache_dir=tmp_path).load()
+    (saved,) = tmp_path.iterdir()
+    saved.write_bytes(b"half a protobuf")
+    again = Embedder(cache_dir=tmp_path)
+    np.testing.assert_array_equal(again.embed(FASTEMBED_TEXTS), embedder.embed(FASTEMBED_TEXTS))
+    assert saved.stat().st_size > 1_000_000
+
+
+def test_an_unusable_cache_dir_is_done_without(embedder: Embedder, tmp_path: Path) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory")
+    emb = Embedder(cache_dir=blocked / "models")
+    np.testing.assert_array_equal(emb.embed_query(QUERY), embedder.embed_query(QUERY))

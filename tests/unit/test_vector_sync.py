@@ -1,0 +1,162 @@
+"""When a vector sync may be skipped, and when it must not be: a no-change `kebab index`
+skips it, but vectors are never reported complete when they are not. Real model, real
+LanceDB."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from indexing.vectors import VectorStore
+from kebab_lsp.workspace import Workspace, WorkspaceOptions
+
+SAMPLE = Path(__file__).parent.parent / "fixtures" / "sample_repo"
+
+
+@pytest.fixture
+def synced(tmp_path: Path) -> Iterator[Workspace]:
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLE, root)
+    ws = Workspace(root, WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1))
+    ws.indexer.index()
+    first = ws.sync_vectors()
+    assert first is not None and first.embedded > 0 and not first.cancelled
+    yield ws
+    ws.close()
+
+
+def complete(ws: Workspace) -> bool:
+    vindex = ws.vector_index()
+    assert vindex is not None
+    have, total = vindex.coverage()
+    return have == total > 0 and vindex.vectors.chunk_ids() == {
+        s.chunk_id for s in ws.store.embedding_sources()}
+
+
+def test_no_change_sync_needs_neither_the_diff_nor_the_model(synced: Workspace,
+                                                             tmp_path: Path) -> None:
+    # Same model id as the bundled model (the id comes from the directory name), but nothing
+    # in the directory: a sync that had to embed or even load the model would fail.
+    empty_model = tmp_path / "elsewhere" / "all-MiniLM-L6-v2-int8"
+    empty_model.mkdir(parents=True)
+    again = Workspace(synced.root, WorkspaceOptions(index_dir=synced.options.index_dir,
+                                                    model_dir=str(empty_model)))
+    vindex, before = again.vector_index(), synced.vector_index()
+    assert vindex is not None and before is not None
+    assert vindex.embedder.model_id == before.embedder.model_id
+    summary = again.sync_vectors()
+    assert summary is not None and (summary.embedded, summary.total, summary.deleted) == (0, 0, 0)
+    assert again.vector_error is None
+    again.close()
+
+
+def test_a_changed_file_is_synced(synced: Workspace) -> None:
+    (synced.root / "extra.py").write_text("def brand_new_helper(x):\n    return x * 2\n")
+    synced.indexer.index()
+    summary = synced.sync_vectors()
+    assert summary is not None and summary.embedded > 0
+    assert complete(synced)
+
+
+def test_vectors_deleted_behind_the_index_are_restored(synced: Workspace) -> None:
+    other = VectorStore(synced.index_dir / "vectors", dim=384)  # e.g. another process
+    victim = sorted(other.row_hashes())[0]
+    other.delete_keys([victim])
+    summary = synced.sync_vectors()
+    assert summary is not None and summary.from_cache == 1
+    assert complete(synced)
+
+
+def test_a_deleted_vector_table_is_rebuilt(synced: Workspace) -> None:
+    shutil.rmtree(synced.index_dir / "vectors")
+    summary = synced.sync_vectors()
+    assert summary is not None and summary.from_cache > 0
+    assert complete(synced)
+
+
+def test_a_cancelled_sync_is_resumed_not_skipped(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLE, root)
+    ws = Workspace(root, WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1))
+    ws.indexer.index()
+    checks = iter(range(100))
+    stopped = ws.sync_vectors(should_stop=lambda: next(checks) > 0)
+    assert stopped is not None and stopped.cancelled
+    assert not complete(ws)
+    resumed = ws.sync_vectors()
+    assert resumed is not None and resumed.total > 0
+    assert complete(ws)
+    ws.close()
+
+
+def test_another_model_is_not_taken_for_up_to_date(synced: Workspace, tmp_path: Path) -> None:
+    vindex = synced.vector_index()
+    assert vindex is not None
+    files = vindex.embedder.files()
+    other_model = tmp_path / "other-model"
+    other_model.mkdir()
+    (other_model / "model.onnx").symlink_to(files.weights)
+    (other_model / "tokenizer.json").symlink_to(files.tokenizer_dir / "tokenizer.json")
+    ws = Workspace(synced.root, WorkspaceOptions(index_dir=synced.options.index_dir,
+                                                 model_dir=str(other_model)))
+    other = ws.vector_index()
+    assert other is not None and other.embedder.model_id != vindex.embedder.model_id
+    assert ws.sync_vectors() is not None
+    assert ws.store.meta_value("vector_synced_model") == other.embedder.model_id
+    ws.close()
+
+
+# -- the order a cold tree is embedded in ------------------------------------------------------
+
+
+def test_embed_priority_puts_what_questions_ask_for_first() -> None:
+    from indexing.store import EmbeddingSource
+    from indexing.vector_index import embed_priority
+
+    def src(path: str, kind: str, doc: str = "", is_test: bool = False) -> EmbeddingSource:
+        return EmbeddingSource("id", path, "python", kind, "", "", doc, "body", is_test=is_test)
+
+    ranked = [
+        src("open.py", "text"),
+        src("a.py", "function", doc="Parse the config."),
+        src("a.py", "method"),
+        src("README.md", "section"),
+        src("tests/test_a.py", "function", doc="A documented test.", is_test=True),
+    ]
+    assert [embed_priority(s, {"open.py"}) for s in ranked] == [0, 1, 2, 3, 4]
+
+
+def test_a_cold_sync_embeds_documented_definitions_before_the_rest(tmp_path: Path) -> None:
+    from indexing.vector_index import WRITE_BATCH
+
+    root = tmp_path / "repo"
+    (root / "tests").mkdir(parents=True)
+    # In path order, tests and undocumented code come first; together they fill more than
+    # one write batch.
+    (root / "tests" / "test_early.py").write_text("".join(
+        f'def test_{j}():\n    """Checks case {j}."""\n    assert {j}\n\n' for j in range(60)))
+    (root / "a_plain.py").write_text("".join(
+        f"def plain_{j}(x):\n    return x + {j}\n\n" for j in range(WRITE_BATCH)))
+    (root / "notes.txt").write_text("Some notes about the project.\n" * 5)
+    (root / "z_documented.py").write_text("".join(
+        f'def documented_{j}(x):\n    """Scale x by {j}."""\n    return x * {j}\n\n'
+        for j in range(20)))
+    ws = Workspace(root, WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1))
+    ws.indexer.index()
+    written: list[int] = []
+    summary = ws.sync_vectors(progress=lambda done, _: written.append(done),
+                              should_stop=lambda: bool(written and written[-1] > 0))
+    assert summary is not None and summary.cancelled and summary.embedded == WRITE_BATCH
+    vindex = ws.vector_index()
+    assert vindex is not None
+    embedded = vindex.vectors.chunk_ids()
+    by_path: dict[str, set[str]] = {}
+    for s in ws.store.embedding_sources():
+        by_path.setdefault(s.path, set()).add(s.chunk_id)
+    assert by_path["z_documented.py"] <= embedded  # last in path order, first embedded
+    assert not by_path["tests/test_early.py"] & embedded  # first in path order, embedded last
+    assert not by_path["notes.txt"] & embedded
+    ws.close()
