@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from indexing.records import Span
+from indexing.settings import MAX_K as MAX_K
+from indexing.settings import MODES as MODES
 from indexing.store import ChunkRow
 
 Mode = Literal["auto", "lexical", "vector", "hybrid"]
-MODES: tuple[str, ...] = ("auto", "lexical", "vector", "hybrid")
 DEFAULT_K = 20
-MAX_K = 500
 DEFAULT_SNIPPET_CHARS = 200
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kebab_lsp.workspace import Workspace, WorkspaceOptions
+from indexing.settings import Settings
+from kebab_lsp.workspace import Workspace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OFFLINE_GUARD = Path(__file__).parent / "offline_guard"
@@ -41,7 +42,7 @@ def index_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def workspace(sample_repo: Path, index_root: Path) -> Iterator[Workspace]:
-    ws = Workspace(sample_repo, WorkspaceOptions(index_dir=str(index_root), workers=1))
+    ws = Workspace(sample_repo, Settings(index_dir=str(index_root), workers=1))
     ws.indexer.index()
     yield ws
     ws.close()
