@@ -26,6 +26,16 @@ def pytest_configure(config: pytest.Config) -> None:
     import sitecustomize  # noqa: F401  (the guard installs itself on import)
 
 
+#: Markers by directory: every test there is of that kind (unit modules mark themselves).
+_DIRECTORY_MARKS = {"e2e": ("slow", "subprocess"), "editors": ("slow", "subprocess", "editor")}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for marker in _DIRECTORY_MARKS.get(item.path.parent.name, ()):
+            item.add_marker(marker)
+
+
 @pytest.fixture
 def sample_repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"

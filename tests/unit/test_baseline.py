@@ -12,6 +12,8 @@ from indexing.store import text_hash
 from kebab_lsp.workspace import Workspace
 from search.baseline import Baseline, baseline_spec, chunk_file, dense_text
 
+pytestmark = pytest.mark.model
+
 GO = """package shop
 
 // Cart holds what a customer is about to buy.

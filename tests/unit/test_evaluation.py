@@ -65,6 +65,9 @@ def test_same_seed_same_sets(workspace: Workspace) -> None:
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.slow
+@pytest.mark.model
+@pytest.mark.subprocess
 def test_eval_smoke_run(sample_repo: Path, index_root: Path) -> None:
     questions = sample_repo.parent / "questions.json"
     questions.write_text(json.dumps({"questions": [

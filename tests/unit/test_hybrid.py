@@ -15,6 +15,8 @@ from kebab_lsp.workspace import Workspace
 from search.hybrid import lexical_weight, oversample, rrf
 from search.types import SearchRequest, SearchUnavailable
 
+pytestmark = pytest.mark.model
+
 CORPUS = {
     "net/fetch.py": '''
 import time

@@ -14,6 +14,8 @@ from indexing.settings import Settings
 from indexing.vectors import VectorStore
 from kebab_lsp.workspace import Workspace
 
+pytestmark = pytest.mark.model
+
 SAMPLE = Path(__file__).parent.parent / "fixtures" / "sample_repo"
 
 
