@@ -134,3 +134,56 @@ def test_a_directory_event_becomes_a_scan(tmp_path: Path) -> None:
         rt.stop()
     assert "in_new_dir" in {r.symbol.name for r in folder.index.store.all_symbols()}
     assert sum(line.startswith("begin Indexing tree") for line in recorder.lines) == 2
+
+
+def test_events_before_the_folder_opens_are_kept(tmp_path: Path) -> None:
+    """A save reported before `initialized` (before any folder is open) is applied once the
+    folder opens, not dropped for belonging to none. The edit keeps the file's size and mtime,
+    so the scan's cheap check cannot see it: only the event can."""
+    import os
+
+    tree = make_tree(tmp_path / "tree", 1)
+    first = runtime(tmp_path, Recorder())
+    first.add_folder(tree.as_uri(), "tree", tree)
+    first.start()
+    assert first.wait_idle(60)
+    first.stop()
+    path = tree / "m000.py"
+    before = path.stat()
+    path.write_text(path.read_text().replace("f_0", "g_0"))  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    rt = runtime(tmp_path, Recorder())
+    rt.changed([path])  # no folder yet
+    folder = rt.add_folder(tree.as_uri(), "tree", tree)
+    rt.start()
+    try:
+        assert rt.wait_idle(60)
+    finally:
+        rt.stop()
+    assert folder.last_scan is not None and folder.last_scan.unchanged == 1  # the scan missed it
+    assert "g_0" in {r.symbol.name for r in folder.index.store.all_symbols()}
+
+
+def test_an_index_built_with_other_settings_says_so_and_is_brought_in_line(
+        tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree", 3)
+    (tree / "gen").mkdir()
+    (tree / "gen" / "out.py").write_text("def generated():\n    return 1\n")
+    first = Recorder()
+    rt = runtime(tmp_path, first)
+    rt.add_folder(tree.as_uri(), "tree", tree)
+    rt.start()
+    assert rt.wait_idle(60)
+    rt.stop()
+    assert not [line for line in first.lines if line.startswith("warn")]
+    second = Recorder()
+    rt = Runtime(second, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False,
+                                  exclude=("gen/",)))
+    folder = rt.add_folder(tree.as_uri(), "tree", tree)
+    assert folder.index.shape_note and "exclude" in folder.index.shape_note
+    rt.start()
+    assert rt.wait_idle(60)
+    rt.stop()
+    assert any(line.startswith("warn") and "exclude" in line for line in second.lines)
+    assert "generated" not in {r.symbol.name for r in folder.index.store.all_symbols()}
+    assert folder.index.shape_note is None  # recorded: the next open is silent
