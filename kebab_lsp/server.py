@@ -22,7 +22,7 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -32,6 +32,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from indexing.runtime import ProgressSink
 from kebab_lsp import __version__
 from kebab_lsp.session import Session
+from kebab_lsp.transport import ThreadedWriter, serve
 
 logger = logging.getLogger("kebab_lsp")
 
@@ -127,8 +128,23 @@ class KebabServer(LanguageServer):
             stop.set()
             raise
 
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio with our own transport (`kebab_lsp.transport`) instead of pygls's,
+        which a single framing error leaves deaf."""
+        self._stop_event = threading.Event()
+        self._writer = ThreadedWriter(stdout or sys.stdout.buffer)
+        self.protocol.set_writer(self._writer)
+        try:
+            asyncio.run(serve(self.protocol, self._stop_event, stdin))
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+            self._writer.close()  # after every pending response went out
+
     def close(self) -> None:
-        """Stop the runtime and the query pool; safe to call more than once."""
+        """Stop the runtime and the query pool; safe to call more than once. The writer stays
+        until serving ends, so the answer to `shutdown` still goes out."""
         if self._closed:
             return
         self._closed = True
