@@ -172,7 +172,10 @@ def did_close(ls: KebabServer, params: types.DidCloseTextDocumentParams) -> None
 @handles(types.WORKSPACE_SYMBOL, types.WorkspaceSymbolOptions(resolve_provider=False))
 async def workspace_symbols(ls: KebabServer,
                             params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
-    matches = await ls.run_query(lambda stop: ls.session.symbols(params.query, stop))
+    try:
+        matches = await ls.run_query(lambda stop: ls.session.symbols(params.query, stop))
+    except InvalidQuery as exc:
+        raise JsonRpcInvalidParams(str(exc)) from exc
     symbols = [workspace_symbol(m, params.query) for m in matches]
     token = params.partial_result_token
     if token is None:

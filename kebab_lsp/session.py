@@ -15,6 +15,7 @@ from indexing.runtime import Folder, Listener, Runtime
 from indexing.settings import Settings, parse
 from search.engine import Cancelled, Searcher
 from search.merge import FolderMatch, merge_results, merge_symbols
+from search.request import MAX_SYMBOL_QUERY_CHARS, check_text
 from search.symbols import SymbolIndex
 from search.types import SearchRequest, SearchResult
 
@@ -85,6 +86,8 @@ class Session:
         return merge_results(results, req.k, req.mode)
 
     def symbols(self, query: str, should_stop: ShouldStop) -> list[FolderMatch]:
+        """Raises InvalidQuery for a query too long or not valid text."""
+        check_text(query, MAX_SYMBOL_QUERY_CHARS)
         limit = self.settings.symbol_limit
         per_folder: list[list[FolderMatch]] = []
         for index, folder in enumerate(self.folders()):

@@ -31,6 +31,10 @@ FILTERS: dict[str, Spec] = {
     "kind": Spec("Only definitions of these kinds.", Scope.SEARCH, "paths", choices=KINDS),
     "path_glob": Spec("Only paths matching this glob.", Scope.SEARCH, "string"),
 }
+#: Longer queries are refused: a 100 KB one cost seconds and a gigabyte of memory, and no
+#: person types one (a pasted function is a few thousand characters).
+MAX_QUERY_CHARS = 10_000
+MAX_SYMBOL_QUERY_CHARS = 1_000
 #: Params a client may send that are not ours to interpret (LSP progress tokens).
 _PROTOCOL_PARAMS = ("workDoneToken", "partialResultToken")
 
@@ -53,8 +57,21 @@ def _checked(name: str, spec: Spec, value: Any) -> Any:
     return checked
 
 
+def check_text(text: str, limit: int, what: str = "query") -> None:
+    """A query must be short enough to answer cheaply and valid Unicode: a lone surrogate or
+    a NUL cannot be stored or searched, and would fail deep inside SQLite instead of here."""
+    if len(text) > limit:
+        raise InvalidQuery(f"the {what} is {len(text):,} characters long; the limit is "
+                           f"{limit:,}")
+    for i, ch in enumerate(text):
+        if ch == "\0" or "\ud800" <= ch <= "\udfff":
+            kind = "a NUL character" if ch == "\0" else "a lone surrogate"
+            raise InvalidQuery(f"the {what} is not valid text: {kind} at character {i}")
+
+
 def validate(req: SearchRequest) -> None:
     """A request built by code rather than parsed obeys the same rules."""
+    check_text(req.query, MAX_QUERY_CHARS)
     _checked("mode", PARAMS["mode"], req.mode)
     _checked("k", PARAMS["k"], req.k)
     if req.snippet_chars < 20:

@@ -112,6 +112,9 @@ BAD_PARAMS: list[tuple[Any, str]] = [
     ({"query": "user", "filters": {"colour": "red"}}, "unknown filter(s) 'colour'"),
     ({"query": "user", "filters": "python"}, "'filters' must be an object"),
     ({"query": "'foo AND'"}, "invalid FTS5 expression"),
+    ({"query": "x" * 1_000_000}, "1,000,000 characters long; the limit is 10,000"),
+    ({"query": "user \ud800"}, "a lone surrogate at character 5"),
+    ({"query": "user\x00"}, "a NUL character at character 4"),
 ]
 
 

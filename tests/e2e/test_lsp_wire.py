@@ -116,6 +116,11 @@ def test_a_hostile_client_gets_errors_and_the_server_keeps_serving(tmp_path: Pat
         assert (top["path"], top["location"]["range"]["start"]) == (
             "app/users.py", {"line": 8, "character": 8})  # and still right
 
+        c.send(json.loads(request(22, "workspace/symbol", {"query": "q" * 100_000})))
+        assert "the limit is 1,000" in c.answer(22)["error"]["message"]
+        c.send(json.loads(request(23, "workspace/symbol", {"query": "get_user"})))
+        assert c.answer(23)["result"][0]["name"] == "get_user_by_id"
+
         c.send(json.loads(request(30, "shutdown")))
         assert c.answer(30)["result"] is None
         c.send(json.loads(request(31, "kebab/status")))
