@@ -16,8 +16,9 @@ venv: $(STAMP)
 
 # System tools the editor tests drive (Debian packages; needs root, as on CI).
 tools:
-	@command -v tmux >/dev/null 2>&1 || { apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null; }
+	@command -v tmux >/dev/null 2>&1 && command -v strace >/dev/null 2>&1 || { \
+		apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux strace >/dev/null; }
 
 demo: venv
 	bash scripts/demo.sh

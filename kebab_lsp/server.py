@@ -136,9 +136,9 @@ class KebabServer(LanguageServer):
         self.protocol.set_writer(self._writer)
         try:
             asyncio.run(serve(self.protocol, self._stop_event, stdin))
-        except (KeyboardInterrupt, SystemExit):
+        except KeyboardInterrupt:
             pass
-        finally:
+        finally:  # a SystemExit from `exit` carries LSP's exit code out after this
             self.shutdown()
             self._writer.close()  # after every pending response went out
 

@@ -45,6 +45,10 @@ _ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,20})')
 _ALWAYS_ALLOWED = ("initialize", "exit")
 
 
+class StopReading(Exception):
+    """Raised by a body handler to end the read loop (the client sent `exit`)."""
+
+
 class _Buffered:
     """A byte source with push-back over an asyncio stream, so a body cut at a stall can
     return its tail to the header parser."""
@@ -137,7 +141,10 @@ async def read_bodies(stream: asyncio.StreamReader,
             source.push_back(body[len(head):])
             body = head
         if body:
-            on_body(body)
+            try:
+                on_body(body)
+            except StopReading:
+                return
 
 
 class ThreadedWriter:
@@ -188,6 +195,7 @@ class Dispatcher:
     def __init__(self, protocol: Any) -> None:
         self.protocol = protocol
         self.initialized = False
+        self.exit_code: int | None = None
 
     def reply_error(self, msg_id: Any, code: int, message: str) -> None:
         self.protocol._send_data({"jsonrpc": "2.0", "id": msg_id,
@@ -226,7 +234,11 @@ class Dispatcher:
             else:
                 logger.warning("ignored a %s notification whose params do not fit", method)
             return
-        self.protocol.handle_message(message)
+        try:
+            self.protocol.handle_message(message)
+        except SystemExit as exc:  # pygls's `exit` handler: stop reading, keep the code
+            self.exit_code = exc.code if isinstance(exc.code, int) else 0
+            raise StopReading() from exc
 
     def _allowed(self, data: dict[str, Any], method: Any, is_request: bool) -> bool:
         if method == "initialize":
@@ -262,5 +274,8 @@ async def serve(protocol: Any, stop: threading.Event, stdin: BinaryIO | None = N
     while not task.done():
         if stop.is_set():
             task.cancel()
-            break
+            return
         await asyncio.wait([task], timeout=0.5)
+    task.result()  # a reader failure is not swallowed
+    if dispatcher.exit_code is not None:  # `exit`: LSP's code (0 after shutdown, else 1)
+        raise SystemExit(dispatcher.exit_code)

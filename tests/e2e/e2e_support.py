@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import queue
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -284,3 +289,57 @@ def span(rel: str, first: str, last: str) -> tuple[tuple[int, int], tuple[int, i
 def range_of(loc: types.Location) -> tuple[tuple[int, int], tuple[int, int]]:
     r = loc.range
     return (r.start.line, r.start.character), (r.end.line, r.end.character)
+
+
+class RawClient:
+    """A client that writes raw bytes to the real server's stdin, to send what pytest-lsp's
+    client never would; `wrap` runs the server under another command (strace)."""
+
+    def __init__(self, tmp_path: Path, wrap: list[str] | None = None) -> None:
+        env = dict(os.environ, KEBAB_INDEX_DIR=str(tmp_path / "index"), HF_HUB_OFFLINE="1")
+        self.proc = subprocess.Popen(
+            [*(wrap or []), sys.executable, "-m", "kebab_lsp.cli", "serve", "--log-file",
+             str(tmp_path / "server.log")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            length = 0
+            while True:
+                line = out.readline()
+                if not line:
+                    return
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+                if not line.strip():
+                    break
+            self.messages.put(json.loads(out.read(length)))
+
+    def raw(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def send(self, payload: dict[str, Any]) -> None:
+        body = json.dumps(payload).encode()
+        self.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def answer(self, msg_id: Any, timeout: float = 30) -> dict[str, Any]:
+        """The response to `msg_id` (notifications and server requests on the way are
+        skipped; server requests are answered with null)."""
+        while True:
+            msg = self.messages.get(timeout=timeout)
+            if "method" in msg and "id" in msg:
+                self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+            elif msg.get("id") == msg_id and "method" not in msg:
+                return msg
+
+    def status(self, msg_id: int) -> dict[str, Any]:
+        self.send({"jsonrpc": "2.0", "id": msg_id, "method": "kebab/status"})
+        found = self.answer(msg_id)
+        assert "result" in found, found
+        return found["result"]

@@ -4,66 +4,10 @@ message gets a JSON-RPC error with its id, and the next good message is answered
 from __future__ import annotations
 
 import json
-import os
-import queue
-import subprocess
-import sys
-import threading
 from pathlib import Path
 from typing import Any
 
-from e2e_support import FILES, write_tree
-
-
-class RawClient:
-    def __init__(self, tmp_path: Path) -> None:
-        env = dict(os.environ, KEBAB_INDEX_DIR=str(tmp_path / "index"), HF_HUB_OFFLINE="1")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kebab_lsp.cli", "serve", "--log-file",
-             str(tmp_path / "server.log")],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
-        self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        out = self.proc.stdout
-        assert out is not None
-        while True:
-            length = 0
-            while True:
-                line = out.readline()
-                if not line:
-                    return
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-                if not line.strip():
-                    break
-            self.messages.put(json.loads(out.read(length)))
-
-    def raw(self, data: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
-
-    def send(self, payload: dict[str, Any]) -> None:
-        body = json.dumps(payload).encode()
-        self.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-
-    def answer(self, msg_id: Any, timeout: float = 30) -> dict[str, Any]:
-        """The response to `msg_id` (notifications and server requests on the way are
-        skipped; server requests are answered with null)."""
-        while True:
-            msg = self.messages.get(timeout=timeout)
-            if "method" in msg and "id" in msg:
-                self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
-            elif msg.get("id") == msg_id and "method" not in msg:
-                return msg
-
-    def status(self, msg_id: int) -> dict[str, Any]:
-        self.send({"jsonrpc": "2.0", "id": msg_id, "method": "kebab/status"})
-        found = self.answer(msg_id)
-        assert "result" in found, found
-        return found["result"]
+from e2e_support import FILES, RawClient, write_tree
 
 
 def request(msg_id: Any, method: str, params: Any = None) -> bytes:
@@ -130,3 +74,13 @@ def test_a_hostile_client_gets_errors_and_the_server_keeps_serving(tmp_path: Pat
     finally:
         if c.proc.poll() is None:
             c.proc.kill()
+
+
+def test_exit_without_shutdown_exits_1_and_quietly(tmp_path: Path) -> None:
+    c = RawClient(tmp_path)
+    c.send(json.loads(request(1, "initialize", {"processId": None, "rootUri": None,
+                                                "capabilities": {}})))
+    assert "result" in c.answer(1)
+    c.send({"jsonrpc": "2.0", "method": "exit"})
+    assert c.proc.wait(30) == 1
+    assert "Traceback" not in (tmp_path / "server.log").read_text()
