@@ -295,14 +295,16 @@ class RawClient:
     """A client that writes raw bytes to the real server's stdin, to send what pytest-lsp's
     client never would; `wrap` runs the server under another command (strace)."""
 
-    def __init__(self, tmp_path: Path, wrap: list[str] | None = None) -> None:
+    def __init__(self, tmp_path: Path, wrap: list[str] | None = None,
+                 read: bool = True) -> None:
         env = dict(os.environ, KEBAB_INDEX_DIR=str(tmp_path / "index"), HF_HUB_OFFLINE="1")
         self.proc = subprocess.Popen(
             [*(wrap or []), sys.executable, "-m", "kebab_lsp.cli", "serve", "--log-file",
              str(tmp_path / "server.log")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+        if read:  # a client that never reads lets the server's answers pile up in the pipe
+            threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
         out = self.proc.stdout

@@ -4,10 +4,11 @@ message gets a JSON-RPC error with its id, and the next good message is answered
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
-from e2e_support import FILES, RawClient, write_tree
+from e2e_support import FILES, RawClient, big_tree, write_tree
 
 
 def request(msg_id: Any, method: str, params: Any = None) -> bytes:
@@ -84,3 +85,50 @@ def test_exit_without_shutdown_exits_1_and_quietly(tmp_path: Path) -> None:
     c.send({"jsonrpc": "2.0", "method": "exit"})
     assert c.proc.wait(30) == 1
     assert "Traceback" not in (tmp_path / "server.log").read_text()
+
+
+def test_a_client_that_stops_reading_holds_up_nothing(tmp_path: Path) -> None:
+    """Answers to a client that does not read pile up in the stdout pipe; the loop must go
+    on handling messages meanwhile. Seen from outside: a save sent once the pipe is full still
+    reaches the index on disk."""
+    import apsw
+
+    from indexing.location import index_dir_for
+
+    root = big_tree(tmp_path / "ws", 30)  # 750 definitions: a k=500 answer is ~0.5 MB
+    c = RawClient(tmp_path, read=False)
+    db = index_dir_for(root, tmp_path / "index") / "index.sqlite3"
+
+    def names() -> set[str]:
+        if not db.exists():
+            return set()
+        conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            return {r[0] for r in conn.execute("SELECT name FROM symbols")}
+        except apsw.Error:
+            return set()
+        finally:
+            conn.close()
+
+    try:
+        c.send(json.loads(request(1, "initialize", {
+            "processId": None, "rootUri": root.as_uri(), "capabilities": {},
+            "initializationOptions": {"embed": False, "debounceMs": 0, "workers": 1}})))
+        c.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        deadline = time.monotonic() + 60
+        while "handle_payload_29_24" not in names():  # the first index, seen on disk
+            assert time.monotonic() < deadline, "no index appeared"
+            time.sleep(0.2)
+        for i in range(10):  # ~5 MB of answers: far more than a pipe holds
+            c.send(json.loads(request(100 + i, "kebab/search", {
+                "query": "payload retries", "mode": "lexical", "k": 500, "explain": True})))
+        time.sleep(3)  # the answers are ready and the pipe is full
+        (root / "late.py").write_text("def saved_while_blocked():\n    return 1\n")
+        c.send({"jsonrpc": "2.0", "method": "textDocument/didSave",
+                "params": {"textDocument": {"uri": (root / "late.py").as_uri()}}})
+        deadline = time.monotonic() + 20
+        while "saved_while_blocked" not in names():
+            assert time.monotonic() < deadline, "the save waited behind unread answers"
+            time.sleep(0.2)
+    finally:
+        c.proc.kill()
