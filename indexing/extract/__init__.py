@@ -44,7 +44,7 @@ import logging
 from indexing.chunking import text_chunks as text_chunks
 from indexing.extract.code import extract_code
 from indexing.extract.markdown import extract_markdown
-from indexing.languages import language_for_path
+from indexing.languages import language_for_path, language_rules
 from indexing.positions import SourceText
 from indexing.records import Extraction
 
@@ -60,7 +60,7 @@ def extract(path: str, text: str) -> Extraction | None:
     if lang is None:
         return None
     try:
-        if lang == "markdown":
+        if language_rules(lang).extractor == "markdown":
             return extract_markdown(SourceText(text))
         return extract_code(lang, SourceText(text))
     except Exception:

@@ -11,7 +11,7 @@ from indexing.extract.code_chunks import code_chunks
 from indexing.extract.definition import CONTAINER_KINDS, TYPE_KINDS, Definition
 from indexing.extract.docs import comment_doc, lead, python_doc
 from indexing.extract.nodes import MAX_SIGNATURE_CHARS, cap, collapse
-from indexing.languages import get_parser, get_query
+from indexing.languages import LanguageRules, get_parser, get_query, language_rules
 from indexing.positions import SourceText
 from indexing.records import Extraction, Symbol, SymbolKind
 
@@ -40,11 +40,12 @@ _SPEC_PARENTS: dict[str, tuple[str, ...]] = {
 
 
 def extract_code(lang: str, src: SourceText) -> Extraction:
+    rules = language_rules(lang)
     tree = get_parser(lang).parse(src.data)
     root = tree.root_node
-    defs = [d for d in (_resolve(lang, src, *hit) for hit in _best_hits(lang, root)) if d]
+    defs = [d for d in (_resolve(rules, src, *hit) for hit in _best_hits(lang, root)) if d]
     defs.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte, d.name_node.start_byte))
-    _link(defs, _root_scope(lang, src, root), lang)
+    _link(defs, _root_scope(rules, src, root), rules)
     symbols = [_to_symbol(src, d) for d in defs]
     chunks = code_chunks(src, defs)
     return Extraction(lang=lang, symbols=symbols, chunks=chunks)
@@ -81,7 +82,7 @@ def _innermost_name(node: Node) -> Node:
 
 
 def _resolve(
-    lang: str, src: SourceText, kind_name: str, node: Node, name_node: Node
+    rules: LanguageRules, src: SourceText, kind_name: str, node: Node, name_node: Node
 ) -> Definition | None:
     range_node = _range_node(node, name_node)
     if range_node is None:
@@ -90,10 +91,13 @@ def _resolve(
     d = Definition(range_node, name_node, kind, cap(collapse(src.node_text(name_node))))
     if range_node.type == "impl_item":
         _name_impl(src, d)
-    d.scope_parts = _scope_parts(lang, src, range_node, name_node)
+    d.scope_parts = _scope_parts(rules, src, range_node, name_node)
     top, comments = lead(range_node)
     d.lead_row, d.lead_byte = top.start_point.row, top.start_byte
-    d.doc = python_doc(src, range_node) if lang == "python" else comment_doc(src, lang, comments)
+    if rules.doc == "docstring":
+        d.doc = python_doc(src, range_node)
+    else:
+        d.doc = comment_doc(src, rules.doc_comment, comments)
     return d
 
 
@@ -172,9 +176,11 @@ def _base_type_name(src: SourceText, node: Node) -> str:
     return collapse(src.node_text(current)).replace("::", ".")
 
 
-def _scope_parts(lang: str, src: SourceText, node: Node, name_node: Node) -> list[str]:
+def _scope_parts(
+    rules: LanguageRules, src: SourceText, node: Node, name_node: Node
+) -> list[str]:
     """Scopes written in the definition itself: C++ `K::m`, Go method receivers."""
-    if lang == "go" and node.type == "method_declaration":
+    if node.type in rules.receiver_nodes:
         receiver = node.child_by_field_name("receiver")
         param = receiver.named_children[0] if receiver and receiver.named_child_count else None
         type_node = param.child_by_field_name("type") if param else None
@@ -189,17 +195,17 @@ def _scope_parts(lang: str, src: SourceText, node: Node, name_node: Node) -> lis
     return parts
 
 
-def _root_scope(lang: str, src: SourceText, root: Node) -> str:
-    """Go qualifies every name with its package."""
-    if lang != "go":
+def _root_scope(rules: LanguageRules, src: SourceText, root: Node) -> str:
+    """The package that qualifies every name, for languages that say so (Go)."""
+    if rules.package_node is None:
         return ""
     for child in root.named_children:
-        if child.type == "package_clause" and child.named_child_count:
+        if child.type == rules.package_node and child.named_child_count:
             return src.node_text(child.named_children[0]).strip()
     return ""
 
 
-def _link(defs: list[Definition], root_scope: str, lang: str) -> None:
+def _link(defs: list[Definition], root_scope: str, rules: LanguageRules) -> None:
     """Parents, final kinds, containers and qualified names, in one pass over the
     definitions in position order."""
     stack: list[Definition] = []
@@ -207,7 +213,7 @@ def _link(defs: list[Definition], root_scope: str, lang: str) -> None:
         while stack and not _encloses(stack[-1].node, d.node):
             stack.pop()
         d.parent = stack[-1] if stack else None
-        _refine_kind(d, lang)
+        _refine_kind(d, rules)
         scope = d.parent.child_scope if d.parent else root_scope
         parts = [p for p in (scope, *d.scope_parts) if p]
         d.qualified = ".".join([*parts, d.name])
@@ -221,11 +227,12 @@ def _encloses(outer: Node, inner: Node) -> bool:
     return not same and outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
 
 
-def _refine_kind(d: Definition, lang: str) -> None:
+def _refine_kind(d: Definition, rules: LanguageRules) -> None:
     """Whether a function is a method depends on where it sits, which patterns can't see."""
     if d.kind in (K.FUNCTION, K.METHOD) and d.parent is not None and not d.scope_parts:
         d.kind = K.METHOD if d.parent.kind in TYPE_KINDS else K.FUNCTION
-    if lang == "cpp" and d.kind == K.METHOD and d.name == _container(d):
+    constructor = rules.constructor_named_like_container
+    if constructor and d.kind == K.METHOD and d.name == _container(d):
         d.kind = K.CONSTRUCTOR
 
 

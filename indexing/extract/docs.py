@@ -72,11 +72,13 @@ def python_doc(src: SourceText, node: Node) -> str:
     return inspect.cleandoc(literal)[:MAX_DOC_CHARS]
 
 
-def comment_doc(src: SourceText, lang: str, comments: list[Node]) -> str:
+def comment_doc(src: SourceText, doc_comment: re.Pattern[str] | None, comments: list[Node]) -> str:
+    """The comments' text without their markers; only those matching `doc_comment` (the
+    language's rule for which comments are docs) when there is one."""
     lines: list[str] = []
     for comment in comments:
         text = src.node_text(comment).strip()
-        if lang == "rust" and not _is_rust_doc(text):
+        if doc_comment is not None and not doc_comment.match(text):
             continue
         lines.extend(_strip_comment(text))
     while lines and not lines[0]:
@@ -84,12 +86,6 @@ def comment_doc(src: SourceText, lang: str, comments: list[Node]) -> str:
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines)[:MAX_DOC_CHARS]
-
-
-def _is_rust_doc(text: str) -> bool:
-    if text.startswith("///"):
-        return not text.startswith("////")
-    return text.startswith("/**") and not text.startswith("/***") and text != "/**/"
 
 
 def _strip_comment(text: str) -> list[str]:

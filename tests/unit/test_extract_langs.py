@@ -388,6 +388,26 @@ def test_c() -> None:
     ]
 
 
+C_HEADER = """typedef enum { LOUD, QUIET } Mode;
+typedef struct { int x; } Point;
+enum Color { RED };
+#define MAX 10
+int count(void);
+"""
+
+
+def test_cpp_reads_c_as_c_does() -> None:
+    # C++ starts from C's patterns, so a C header means the same read either way; the C++
+    # copy of C's patterns once lacked `typedef enum`.
+    assert table(run("modes.hpp", C_HEADER)) == table(run("modes.h", C_HEADER)) == [
+        ("Mode", K.ENUM, None, "Mode"),
+        ("Point", K.STRUCT, None, "Point"),
+        ("Color", K.ENUM, None, "Color"),
+        ("MAX", K.CONSTANT, None, "MAX"),
+        ("count", K.FUNCTION, None, "count"),
+    ]
+
+
 CPP = """namespace geo {
 /// A shape.
 class Shape : public Base {

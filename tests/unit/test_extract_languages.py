@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import threading
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +82,42 @@ def test_parsers_and_queries_are_cached_per_thread() -> None:
     thread.join()
     assert other[0] is not mine[0]
     assert languages.get_language("python") is languages.get_language("python")
+
+
+def test_rules_are_data_next_to_the_queries() -> None:
+    assert languages.language_rules("python").doc == "docstring"
+    assert languages.language_rules("go").package_node == "package_clause"
+    assert languages.language_rules("cpp").constructor_named_like_container
+    assert not languages.language_rules("c").constructor_named_like_container
+    assert languages.language_rules("tsx") == replace(
+        languages.language_rules("typescript"), extends="typescript")
+    assert languages.language_rules("markdown").extractor == "markdown"
+    assert "markdown" not in languages.CODE_LANGUAGES and "cpp" in languages.CODE_LANGUAGES
+
+
+def test_a_child_language_starts_from_its_parents_patterns() -> None:
+    c, cpp = languages.own_query_source("c"), languages.own_query_source("cpp")
+    assert cpp.startswith(c) and len(cpp) > len(c)
+    assert languages.own_query_source("tsx") == languages.own_query_source("typescript")
+
+
+@pytest.mark.parametrize(
+    ("toml", "error"),
+    [
+        ('doc_coment = "x"', "unknown rule 'doc_coment'"),
+        ('doc = "javadoc"', "doc = 'javadoc' is not valid"),
+        ('extends = "cobol"', "extends = 'cobol' is not valid"),
+        ("receiver_nodes = [1]", "receiver_nodes = [1] is not valid"),
+    ],
+)
+def test_a_rule_file_with_a_mistake_is_refused(
+    toml: str, error: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "go.toml").write_text(toml + "\n", encoding="utf-8")
+    monkeypatch.setattr(languages, "_QUERY_DIR", tmp_path)
+    languages.language_rules.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=re.escape(error)):
+            languages.language_rules("go")
+    finally:
+        languages.language_rules.cache_clear()
