@@ -7,15 +7,15 @@ which is cheaper and safer than migrating an index that can always be rebuilt fr
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 5
+from indexing.text import FTS_TOKENIZER
+
+# 6: identifier parts are split in every script (`getGrößeInPixel` -> `get größe in pixel`),
+#    not only in ASCII.
+SCHEMA_VERSION = 6
 
 # Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
 # order of `chunks_fts`: names, parts, path, body).
 FTS_WEIGHTS = (10.0, 4.0, 2.0, 1.0)
-
-# `porter` so prose finds inflections; `tokenchars '_'` so snake_case stays one token and the
-# exact identifier can outrank its parts, which live in the `parts` column.
-CODE_TOKENIZER = "porter unicode61 remove_diacritics 2 tokenchars '_'"
 
 DDL = f"""
 CREATE TABLE IF NOT EXISTS meta(
@@ -75,7 +75,7 @@ CREATE INDEX IF NOT EXISTS chunks_symbol ON chunks(symbol_id);
 CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks(text_hash);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     names, parts, path, body,
-    tokenize="{CODE_TOKENIZER}",
+    tokenize="{FTS_TOKENIZER}",
     content='', contentless_delete=1
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS text_trigram USING fts5(

@@ -24,7 +24,7 @@ from indexing.embed import Embedder, ModelSpec
 from indexing.languages import CODE_LANGUAGES
 from indexing.records import Symbol
 from indexing.store import Store, text_hash
-from indexing.text import identifier_parts, split_identifier
+from indexing.text import identifier_parts, token_parts, tokens
 
 GAP_LINES = 50
 DEPTH = 100
@@ -35,7 +35,6 @@ _MEMBER_KINDS = frozenset({"field", "enum_member", "property"})
 _CONTAINER_KINDS = frozenset({"class", "struct", "interface", "enum", "object", "module",
                               "namespace"})
 _COMMENT = re.compile(r"^\s*(//|/\*|\*|#|--)")
-_WORDS = re.compile(r"\w+", re.UNICODE)
 #: A common English stopword list (question words, pronouns, auxiliaries, prepositions).
 _STOPWORD_TEXT = """
 a about above after again against all am an and any are as at be because been before being
@@ -100,10 +99,7 @@ def chunk_file(path: str, text: str, symbols: Sequence[Symbol]) -> list[Baseline
 
 
 def _words(text: str) -> str:
-    out: list[str] = []
-    for word in _WORDS.findall(text):
-        out.extend(split_identifier(word) or [word.lower()])
-    return " ".join(out)
+    return " ".join(token_parts(text))
 
 
 def dense_text(chunk: BaselineChunk) -> str:
@@ -162,7 +158,7 @@ class Baseline:
         return [int(i) for i in np.argsort(-sims, kind="stable")[:k]]
 
     def bm25(self, query: str, k: int = DEPTH) -> list[int]:
-        words = [w.lower() for w in _WORDS.findall(query)]
+        words = [w.lower() for w in tokens(query)]
         kept = list(dict.fromkeys(w for w in words if w not in STOPWORDS))
         if not kept:
             return []

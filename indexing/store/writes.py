@@ -13,7 +13,7 @@ from pathlib import Path
 from indexing.records import Extraction, Symbol, chunk_id_for, text_hash
 from indexing.store.changes import ChangeLog
 from indexing.store.rows import CHUNK_COLUMNS, CHUNK_FROM, chunk_from
-from indexing.text import identifier_parts
+from indexing.text import identifier_parts, path_terms
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +110,9 @@ class Writes(ChangeLog):
     ) -> None:
         names = f"{sym.name} {sym.qualified_name}" if sym else context
         parts = identifier_parts(f"{names} {body}")
-        path_words = path.replace("/", " ").replace(".", " ")
         self.conn.execute(
             "INSERT INTO chunks_fts(rowid, names, parts, path, body) VALUES (?,?,?,?,?)",
-            (rowid, names, parts, f"{path_words} {identifier_parts(path_words)}", body),
+            (rowid, names, parts, path_terms(path), body),
         )
 
     def _delete_rows(self, path: str) -> list[str]:
