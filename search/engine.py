@@ -11,7 +11,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from indexing.store import Filters, Stats, Store
+from indexing.filters import Filters
+from indexing.store import Stats, Store
 from indexing.vector_index import VectorIndex, VectorsUnavailable
 from search import lexical, priors, vector
 from search.hits import build_hit
@@ -40,14 +41,6 @@ class Cancelled(Exception):
     """The caller gave up on this request; its work stops at the next checkpoint."""
 
 
-def store_filters(req: SearchRequest) -> Filters:
-    return Filters(
-        langs=req.filters.langs,
-        kinds=req.filters.kinds,
-        path_regex=glob_to_regex(req.filters.path_glob) if req.filters.path_glob else None,
-    )
-
-
 def validate(req: SearchRequest) -> None:
     if req.mode not in MODES:
         raise InvalidQuery(f"unknown mode {req.mode!r}: expected one of {', '.join(MODES)}")
@@ -55,6 +48,8 @@ def validate(req: SearchRequest) -> None:
         raise InvalidQuery(f"k must be between 1 and {MAX_K}, got {req.k}")
     if req.snippet_chars < 20:
         raise InvalidQuery("snippet_chars must be at least 20")
+    if req.filters.path_glob is not None:
+        glob_to_regex(req.filters.path_glob)
 
 
 def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent]:
@@ -88,7 +83,7 @@ class Searcher:
     def search(self, req: SearchRequest, should_stop: ShouldStop | None = None) -> SearchResult:
         started = time.perf_counter()
         validate(req)
-        filters = store_filters(req)
+        filters = req.filters
         parsed = parse(req.query)
         stop = should_stop or (lambda: False)
         plan, intent = _plan(req, parsed)

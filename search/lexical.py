@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from indexing.store import ChunkRow, Filters, QuerySyntaxError, Store
+from indexing.filters import Filters
+from indexing.store import ChunkRow, QuerySyntaxError, Store
 from search.query import ParsedQuery, and_expression, content_terms, or_expression
 from search.types import InvalidQuery
 

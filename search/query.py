@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from indexing import filters
 from indexing.text import (
     IDENTIFIER_START,
     WORD_CHAR,
@@ -146,50 +147,12 @@ def highlight_words(terms: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def glob_to_regex(glob: str) -> str:
-    """`*` stays inside one path segment, `**` crosses segments, `?` is one character.
-
-    A glob without `/` matches the file name anywhere (as `.gitignore` does), which is what a
-    user typing `*.py` means.
-    """
-    if not glob or "\0" in glob:
-        raise InvalidQuery("path_glob must be a non-empty glob")
-    if glob.count("[") != glob.count("]"):
-        raise InvalidQuery(f"path_glob {glob!r} has an unbalanced '['")
-    out: list[str] = []
-    i = 0
-    while i < len(glob):
-        ch = glob[i]
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if ch == "*":
-            out.append("[^/]*")
-        elif ch == "?":
-            out.append("[^/]")
-        elif ch == "[":
-            end = glob.index("]", i)
-            body = glob[i + 1 : end].replace("\\", "\\\\")
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append(f"[{body}]")
-            i = end + 1
-            continue
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    pattern = "".join(out)
-    prefix = "^" if "/" in glob.rstrip("/") else "(?:^|/)"
-    regex = f"{prefix}{pattern.lstrip('/')}$"
+    """The regex a path glob filters by (`indexing.filters` owns the translation); a glob
+    that does not translate is an `InvalidQuery`."""
     try:
-        re.compile(regex)
-    except re.error as exc:
-        raise InvalidQuery(f"path_glob {glob!r} is not a valid glob: {exc}") from exc
-    return regex
+        return filters.glob_to_regex(glob)
+    except filters.InvalidGlob as exc:
+        raise InvalidQuery(str(exc)) from exc
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from indexing.filters import Filters
 from indexing.records import Span
 from indexing.store import ChunkRow
 
@@ -30,11 +31,9 @@ class SearchUnavailable(RuntimeError):
     message says why and what to do."""
 
 
-@dataclass(frozen=True, slots=True)
-class SearchFilters:
-    langs: tuple[str, ...] = ()
-    kinds: tuple[str, ...] = ()
-    path_glob: str | None = None
+#: The name kebab_lsp still imports; the type is `indexing.filters.Filters`, which both stores
+#: apply. Remove once kebab_lsp imports `Filters`.
+SearchFilters = Filters
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +41,7 @@ class SearchRequest:
     query: str
     mode: str = "auto"
     k: int = DEFAULT_K
-    filters: SearchFilters = field(default_factory=SearchFilters)
+    filters: Filters = field(default_factory=Filters)
     explain: bool = False
     snippet_chars: int = DEFAULT_SNIPPET_CHARS
 

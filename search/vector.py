@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from indexing.store import Filters, Store
+from indexing.filters import Filters
+from indexing.store import Store
 from indexing.vector_index import VectorIndex
 from indexing.vectors import InvalidFilter, sql_where
 from search.lexical import Ranked

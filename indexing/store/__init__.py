@@ -14,12 +14,13 @@ Why the shape:
 
 from __future__ import annotations
 
+from indexing.filters import Filters
 from indexing.records import text_hash
 from indexing.store.catalog import Catalog, FileState, FileText, Stats
 from indexing.store.changes import CHANGES_KEEP
 from indexing.store.connection import DB_NAME, StoreError
 from indexing.store.embed_cache import EmbeddingCache, EmbeddingSource
-from indexing.store.retrieval import Filters, QuerySyntaxError, Retrieval
+from indexing.store.retrieval import QuerySyntaxError, Retrieval
 from indexing.store.rows import ChunkRow, SymbolRow
 from indexing.store.writes import FileWrite, Writes
 

@@ -5,11 +5,12 @@ total (ties by path, line, chunk id), so the same index and query give the same 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 import apsw
 
+from indexing.filters import Filters
 from indexing.schema import FTS_WEIGHTS
 from indexing.store.connection import StoreConnection, StoreError
 from indexing.store.rows import (
@@ -27,16 +28,8 @@ class QuerySyntaxError(StoreError):
     """An FTS5 expression SQLite refused; the message is SQLite's own."""
 
 
-@dataclass(frozen=True, slots=True)
-class Filters:
-    """Filters as the store applies them: in SQL, before any LIMIT."""
-
-    langs: tuple[str, ...] = ()
-    kinds: tuple[str, ...] = ()
-    path_regex: str | None = None
-
-
 def _filter_sql(filters: Filters) -> tuple[str, list[Any]]:
+    """`filters` as SQL, applied before any LIMIT (the path glob through SQLite's REGEXP)."""
     clauses: list[str] = []
     args: list[Any] = []
     if filters.langs:
@@ -45,9 +38,10 @@ def _filter_sql(filters: Filters) -> tuple[str, list[Any]]:
     if filters.kinds:
         clauses.append(f"s.kind IN ({','.join('?' * len(filters.kinds))})")
         args.extend(filters.kinds)
-    if filters.path_regex:
+    path_regex = filters.path_regex
+    if path_regex:
         clauses.append("f.path REGEXP ?")
-        args.append(filters.path_regex)
+        args.append(path_regex)
     return "".join(f" AND {c}" for c in clauses), args
 
 
@@ -133,7 +127,7 @@ class Retrieval(StoreConnection):
         The trigram index narrows candidates; `instr` confirms, so recall equals grep's. A
         needle under three characters has no trigram and falls back to a scan.
         """
-        where, args = _filter_sql(Filters(filters.langs, (), filters.path_regex))
+        where, args = _filter_sql(replace(filters, kinds=()))
         if len(needle) >= 3:
             phrase = '"' + needle.replace('"', '""') + '"'
             sql = (

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from indexing.filters import Filters
 from kebab_lsp.convert import result_wire
 from kebab_lsp.workspace import Workspace
-from search.types import InvalidQuery, SearchFilters, SearchRequest, SearchResult
+from search.types import InvalidQuery, SearchRequest, SearchResult
 
 
 def run(ws: Workspace, query: str, **kw: object) -> SearchResult:
@@ -98,15 +99,15 @@ def test_empty_query_returns_nothing(workspace: Workspace) -> None:
 
 
 def test_filters_apply_before_the_limit(workspace: Workspace) -> None:
-    by_lang = run(workspace, "user", k=1, filters=SearchFilters(langs=("go",)))
+    by_lang = run(workspace, "user", k=1, filters=Filters(langs=("go",)))
     assert [h.path for h in by_lang.hits] == ["server/handler.go"]
-    by_kind = run(workspace, "user", k=50, filters=SearchFilters(kinds=("interface",)))
+    by_kind = run(workspace, "user", k=50, filters=Filters(kinds=("interface",)))
     assert titles(by_kind) == ["User"]
-    star = run(workspace, "user", k=50, filters=SearchFilters(path_glob="src/*.py"))
+    star = run(workspace, "user", k=50, filters=Filters(path_glob="src/*.py"))
     assert star.hits == []  # `*` does not cross `/`
-    deep = run(workspace, "user", k=50, filters=SearchFilters(path_glob="src/**/*.py"))
+    deep = run(workspace, "user", k=50, filters=Filters(path_glob="src/**/*.py"))
     assert {h.path for h in deep.hits} == {"src/users/store.py"}
-    name_only = run(workspace, "user", k=50, filters=SearchFilters(path_glob="*.ts"))
+    name_only = run(workspace, "user", k=50, filters=Filters(path_glob="*.ts"))
     assert {h.path for h in name_only.hits} == {"web/api.ts"}
 
 
@@ -153,7 +154,7 @@ def test_invalid_params(workspace: Workspace) -> None:
     with pytest.raises(InvalidQuery, match="unknown mode"):
         workspace.searcher.search(SearchRequest(query="x", mode="fuzzy"))
     with pytest.raises(InvalidQuery, match="unbalanced"):
-        run(workspace, "x", filters=SearchFilters(path_glob="src/[a.py"))
+        run(workspace, "x", filters=Filters(path_glob="src/[a.py"))
     with pytest.raises(InvalidQuery, match="k must be"):
         run(workspace, "x", k=0)
 

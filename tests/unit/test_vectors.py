@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -13,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from indexing.filters import glob_to_regex
 from indexing.vectors import (
     InvalidFilter,
     VectorRow,
@@ -164,6 +166,22 @@ def test_path_regex_escapes_are_regex_escapes(store: VectorStore) -> None:
     assert [cid for cid, _ in found] == ["dot"]
     found = search(store, unit([1.0]), k=10, where=sql_where(None, None, "o'brien"))
     assert [cid for cid, _ in found] == ["quote"]
+
+
+@pytest.mark.parametrize(
+    "glob", ["*.py", "src/*.py", "src/**", "tests", "/src/o'brien.py", "[!a]*.py", "a b/*"])
+def test_a_path_glob_selects_in_lancedb_what_it_selects_in_python(
+    store: VectorStore, glob: str
+) -> None:
+    """The prefilter runs in Rust's regex engine, the SQLite filter in Python's: the glob's
+    translation must mean the same to both."""
+    paths = ["src/a.py", "src/axpy", "src/o'brien.py", "src/deep/b.py", "tests/c.go",
+             "lib/tests/d.py", "a b/e.ts", "setup.py"]
+    store.upsert([row(f"c{i}", unit([1.0]), path=p) for i, p in enumerate(paths)])
+    regex = glob_to_regex(glob)
+    found = search(store, unit([1.0]), k=20, where=sql_where(None, None, regex))
+    want = {f"c{i}" for i, p in enumerate(paths) if re.search(regex, p)}
+    assert want and {cid for cid, _ in found} == want
 
 
 def test_invalid_regex_is_a_filter_error_not_an_outage(store: VectorStore) -> None:
