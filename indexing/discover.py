@@ -38,7 +38,6 @@ LOCKFILES = frozenset(
     }
 )
 MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".min.css", ".bundle.js", ".js.map", ".css.map")
-IGNORE_FILES = (".gitignore", ".kebabignore")
 
 
 class SkipReason:
@@ -55,6 +54,25 @@ class SkipReason:
     SYMLINK_OUTSIDE = "symlink_outside"
     UNREADABLE = "unreadable"
     NOT_REGULAR = "not_regular"
+
+
+#: The files whose lines decide what is skipped, each with the reason its skips report. A bare
+#: name is read in every folder and speaks for that folder and below (`.kebabignore` after
+#: `.gitignore`, so it has the last word); a path is read at the workspace root only.
+IGNORE_FILES: dict[str, str] = {
+    ".git/info/exclude": SkipReason.GITIGNORE,
+    ".gitignore": SkipReason.GITIGNORE,
+    ".kebabignore": SkipReason.KEBABIGNORE,
+}
+_PER_FOLDER = tuple((name, why) for name, why in IGNORE_FILES.items() if "/" not in name)
+_AT_ROOT = tuple((path, why) for path, why in IGNORE_FILES.items() if "/" in path)
+
+
+def is_ignore_file(rel_path: str) -> bool:
+    """Whether a workspace-relative, `/`-separated path is one of `IGNORE_FILES`: when it
+    changes, what is indexed below its folder may change, so the folder is walked again."""
+    name = rel_path.rsplit("/", 1)[-1]
+    return rel_path in IGNORE_FILES or any(name == n for n, _ in _PER_FOLDER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +128,7 @@ def _load_spec(path: Path) -> pathspec.PathSpec | None:
 
 def _dir_rules(parent: _Rules, directory: Path, rel: str) -> _Rules:
     added = []
-    pairs = ((".gitignore", SkipReason.GITIGNORE), (".kebabignore", SkipReason.KEBABIGNORE))
-    for name, why in pairs:
+    for name, why in _PER_FOLDER:
         spec = _load_spec(directory / name)
         if spec is not None:
             added.append((rel, why, spec))
@@ -126,9 +143,10 @@ def _root_rules(root: Path, options: DiscoveryOptions) -> _Rules:
         specs.append(
             ("", SkipReason.EXCLUDE, pathspec.GitIgnoreSpec.from_lines(options.extra_excludes))
         )
-    exclude = _load_spec(root / ".git" / "info" / "exclude")
-    if exclude is not None:
-        specs.append(("", SkipReason.GITIGNORE, exclude))
+    for path, why in _AT_ROOT:
+        spec = _load_spec(root / path)
+        if spec is not None:
+            specs.append(("", why, spec))
     return _dir_rules(_Rules(tuple(specs)), root, "")
 
 
