@@ -76,7 +76,7 @@ def is_ignore_file(rel_path: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class Candidate:
+class DiscoveredFile:
     """A file that passed the path rules; content checks happen when it is read."""
 
     path: str  # workspace-relative, '/'-separated
@@ -85,9 +85,13 @@ class Candidate:
     mtime_ns: int
 
 
+#: The name indexing/indexer.py still imports; remove once it imports `DiscoveredFile`.
+Candidate = DiscoveredFile
+
+
 @dataclass(slots=True)
 class Discovery:
-    candidates: list[Candidate] = field(default_factory=list)
+    candidates: list[DiscoveredFile] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
 
     def skip(self, path: str, reason: str) -> None:
@@ -195,7 +199,8 @@ def discover(root: Path, options: DiscoveryOptions | None = None) -> Discovery:
         if st.st_size > options.max_bytes:
             result.skip(rel, SkipReason.TOO_LARGE)
             continue
-        result.candidates.append(Candidate(rel, Path(entry.path), st.st_size, st.st_mtime_ns))
+        result.candidates.append(
+            DiscoveredFile(rel, Path(entry.path), st.st_size, st.st_mtime_ns))
     result.candidates.sort(key=lambda c: c.path)
     result.skipped.sort()
     return result

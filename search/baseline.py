@@ -25,6 +25,7 @@ from indexing.languages import CODE_LANGUAGES
 from indexing.records import Symbol
 from indexing.store import Store, text_hash
 from indexing.text import identifier_parts, token_parts, tokens
+from search.evaluation import Citation
 
 GAP_LINES = 50
 DEPTH = 100
@@ -48,7 +49,8 @@ while who whom why will with would you your yours yourself yourselves
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 FloatMatrix = npt.NDArray[np.float32]
-Ranked = tuple[str, int, tuple[int, int]]  # (path, line, chunk lines), as kebab eval scores
+#: The name kebab_lsp/evaluate.py still imports; remove once it imports `Citation`.
+Ranked = Citation
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +61,7 @@ class BaselineChunk:
     name: str
     text: str
 
-    def ranked(self) -> Ranked:
+    def ranked(self) -> Citation:
         return (self.path, self.start_line, (self.start_line, self.end_line))
 
 
@@ -174,7 +176,7 @@ class Baseline:
                 scores[i] = scores.get(i, 0.0) + 1.0 / (K_RRF + rank)
         return sorted(scores, key=lambda i: (-scores[i], i))[:k]
 
-    def search(self, arm: str, query: str, k: int) -> list[Ranked]:
+    def search(self, arm: str, query: str, k: int) -> list[Citation]:
         ids = {"dense": self.dense, "bm25": self.bm25, "hybrid": self.hybrid}[arm](query, k)
         return [self.chunks[i].ranked() for i in ids]
 
