@@ -15,12 +15,16 @@ import numpy.typing as npt
 import pytest
 
 from indexing.filters import glob_to_regex
+from indexing.lance_core import CoreTable
+from indexing.schema import VECTOR_COLUMNS, VECTOR_SCHEMA_KEY, VECTOR_SCHEMA_VERSION
 from indexing.vectors import (
     InvalidFilter,
     VectorRow,
+    VectorSchemaMismatch,
     VectorStore,
     VectorStoreUnavailable,
     row_key,
+    schema_version,
     sql_where,
 )
 
@@ -228,10 +232,59 @@ def test_reopen_sees_persisted_rows(tmp_path: Path) -> None:
 def test_dim_mismatch_with_existing_table_is_unavailable(tmp_path: Path) -> None:
     VectorStore(tmp_path / "v", dim=DIM).upsert([row("a", unit([1.0]))])
     other = VectorStore(tmp_path / "v", dim=DIM * 2)
-    with pytest.raises(VectorStoreUnavailable, match="reset"):
+    with pytest.raises(VectorSchemaMismatch, match=f"expected vectors of dimension {DIM * 2}"):
         other.count()
     other.reset()
     assert other.count() == 0
+
+
+def _table(directory: Path, columns: list[str], stamp: str | None = None) -> None:
+    """A table as some other version of kebab wrote it, with one row."""
+    import lancedb
+    import pyarrow as pa
+
+    types = {c: pa.string() for c in columns} | {"vector": pa.list_(pa.float32(), DIM)}
+    schema = pa.schema([(c, types[c]) for c in columns],
+                       metadata={VECTOR_SCHEMA_KEY: stamp} if stamp else None)
+    values = {c: ["x"] for c in columns} | {"vector": [unit([1.0]).tolist()]}
+    lancedb.connect(str(directory)).create_table("chunks", pa.table(values, schema=schema))
+
+
+def test_a_new_table_records_the_schema_version_that_wrote_it(store: VectorStore) -> None:
+    store.upsert([row("a", unit([1.0]))])
+    schema = CoreTable(store.directory, "chunks").schema()
+    assert schema_version(schema) == VECTOR_SCHEMA_VERSION
+    assert schema.metadata[VECTOR_SCHEMA_KEY.encode()] == str(VECTOR_SCHEMA_VERSION).encode()
+
+
+def test_a_table_from_before_versions_were_recorded_is_read_by_its_columns(
+    tmp_path: Path,
+) -> None:
+    _table(tmp_path / "v", [name for name, _ in VECTOR_COLUMNS])
+    assert VectorStore(tmp_path / "v", dim=DIM).count() == 1
+
+
+@pytest.mark.parametrize(
+    ("columns", "stamp", "reason"),
+    [
+        (["chunk_id", "path", "lang", "kind", "text_hash", "vector"], None, "schema version 1"),
+        ([name for name, _ in VECTOR_COLUMNS], str(VECTOR_SCHEMA_VERSION + 1),
+         f"schema version {VECTOR_SCHEMA_VERSION + 1}"),
+        (["chunk_id", "vector"], None, "an unknown schema version"),
+    ],
+)
+def test_a_table_of_another_schema_version_is_refused_until_reset(
+    tmp_path: Path, columns: list[str], stamp: str | None, reason: str
+) -> None:
+    _table(tmp_path / "v", columns, stamp)
+    store = VectorStore(tmp_path / "v", dim=DIM)
+    with pytest.raises(VectorSchemaMismatch, match=reason):
+        store.chunk_ids()
+    with pytest.raises(VectorSchemaMismatch, match=reason):
+        store.upsert([row("a", unit([1.0]))])
+    store.reset()
+    store.upsert([row("a", unit([1.0]))])
+    assert store.chunk_ids() == {"a"}
 
 
 def test_deleted_table_dir_raises_until_reset(store: VectorStore) -> None:
