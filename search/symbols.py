@@ -540,10 +540,6 @@ class SymbolIndex:
         if thread is not None:
             thread.join(timeout)
 
-    def matcher(self) -> SymbolMatcher:
-        """The base matcher (for callers that need no freshness guarantee)."""
-        return self._current().base
-
     def match(self, query: str, limit: int = 100) -> MatchResult:
         state = self._current()
         if state.delta is None:

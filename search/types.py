@@ -8,13 +8,12 @@ server can never drift apart.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from indexing.filters import Filters
 from indexing.records import Span
 from indexing.store import ChunkRow
 
-Mode = Literal["auto", "lexical", "vector", "hybrid"]
 MODES: tuple[str, ...] = ("auto", "lexical", "vector", "hybrid")
 DEFAULT_K = 20
 MAX_K = 500
