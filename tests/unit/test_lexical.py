@@ -80,9 +80,32 @@ def test_and_first_then_or_fill_with_warning(workspace: Workspace) -> None:
     assert {"Guide > Install", "server.Handler"} <= set(titles(filled))
 
 
-def test_special_characters_are_escaped(workspace: Workspace) -> None:
-    for query in ['user" OR (', "NEAR user", "user:id", "^user", "- user", "user*"]:
-        run(workspace, query)  # must not raise
+def chunks(result: SearchResult) -> set[tuple[str, tuple[int, int]]]:
+    return {(h.path, h.chunk_lines) for h in result.hits}
+
+
+@pytest.mark.parametrize(
+    ("query", "plain"),
+    [
+        ('user" OR (', "user OR"),  # quotes and brackets are characters, OR is a word
+        ("NEAR user", "near user"),  # NEAR is a word, not an operator
+        ("^user", "user"),  # not FTS5's "first token" marker
+        ("- user", "user"),  # a bare minus is not NOT
+        ("user)", "user"),
+        ("user:id", "'\"user id\"'"),  # not a column filter: the words `user id`, in order
+    ],
+)
+def test_special_characters_are_escaped(workspace: Workspace, query: str, plain: str) -> None:
+    got, want = run(workspace, query, k=50), run(workspace, plain, k=50)
+    assert got.hits and chunks(got) == chunks(want)
+    assert got.meta.total_matches == want.meta.total_matches
+
+
+def test_a_star_is_a_character_unless_the_query_is_raw_fts5(workspace: Workspace) -> None:
+    star = run(workspace, "user*")
+    assert star.meta.query_plan == "exact" and star.hits == []  # no file holds "user*"
+    prefix = run(workspace, "'user*'")  # raw FTS5: the prefix operator, asked for
+    assert prefix.meta.query_plan == "raw" and prefix.hits
 
 
 def test_raw_fts5_passthrough_and_errors(workspace: Workspace) -> None:
