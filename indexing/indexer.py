@@ -12,7 +12,7 @@ import hashlib
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,10 +49,9 @@ class IndexSummary:
     skipped_by_reason: dict[str, int] = field(default_factory=dict)
     skipped_paths: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
-    # For the vector side: chunk ids that no longer exist, and files whose chunks are new.
-    removed_chunk_ids: list[str] = field(default_factory=list)
+    # Files whose chunks are new: the vector side embeds these first.
     written_paths: list[str] = field(default_factory=list)
-    renamed_chunk_ids: dict[str, str] = field(default_factory=dict)
+    cancelled: bool = False
 
     def skip(self, path: str, reason: str) -> None:
         self.skipped += 1
@@ -69,6 +68,7 @@ class IndexSummary:
         self.renamed += part.renamed
         self.skipped += part.skipped
         self.seconds += part.seconds
+        self.written_paths.extend(part.written_paths)
 
     def describe(self) -> str:
         return (f"scanned {self.scanned}, new {self.new}, changed {self.changed}, "
@@ -165,9 +165,17 @@ class Indexer:
     # -- full scan -------------------------------------------------------------------------
 
     def index(self, progress: ProgressFn | None = None, rebuild: bool = False) -> IndexSummary:
-        """Scan the whole root. With `rebuild`, every file is re-extracted."""
+        """Scan the whole root at once. With `rebuild`, every file is re-extracted."""
+        return self.scan(rebuild).run(progress)
+
+    def scan(self, rebuild: bool = False) -> ScanJob:
+        """A scan of the whole root as a job that its owner advances one write batch at a
+        time, so it can apply other work in between and stop it cleanly."""
+        return ScanJob(self, rebuild)
+
+    def _scan_steps(self, rebuild: bool, summary: IndexSummary,
+                    progress: list[tuple[int, int]]) -> Generator[None, None, None]:
         started = time.perf_counter()
-        summary = IndexSummary()
         found = discover(self.root, self.options)
         for path, reason in found.skipped:
             summary.skip(path, reason)
@@ -176,19 +184,21 @@ class Indexer:
         if rebuild:
             with self.store.batch():
                 for path in states:
-                    summary.removed_chunk_ids.extend(self.store.delete_file(path))
+                    self.store.delete_file(path)
             states = {}
         seen = {c.path for c in found.candidates}
         gone = {p: s for p, s in states.items() if p not in seen}
         work = self._plan(found.candidates, states, gone, summary)
-        self._write(work, summary, progress)
+        for done, total in self._write_steps(work, summary):
+            progress.append((done, total))
+            summary.seconds = time.perf_counter() - started
+            yield
         if gone:
             with self.store.batch():
                 for path in sorted(gone):
-                    summary.removed_chunk_ids.extend(self.store.delete_file(path))
+                    self.store.delete_file(path)
                     summary.deleted += 1
         summary.seconds = time.perf_counter() - started
-        return summary
 
     def _plan(
         self,
@@ -230,7 +240,7 @@ class Indexer:
                 for path, size, mtime in touched:
                     self.store.touch_file(path, size, mtime)
                 for old, new, size, mtime in renames:
-                    summary.renamed_chunk_ids.update(self.store.rename_file(old, new, size, mtime))
+                    self.store.rename_file(old, new, size, mtime)
                     summary.renamed += 1
         return work
 
@@ -252,12 +262,16 @@ class Indexer:
             return None
         return data
 
-    def _write(
-        self, work: list[_Work], summary: IndexSummary, progress: ProgressFn | None
-    ) -> None:
+    def _write(self, work: list[_Work], summary: IndexSummary) -> None:
+        for _ in self._write_steps(work, summary):
+            pass
+
+    def _write_steps(self, work: list[_Work], summary: IndexSummary
+                     ) -> Generator[tuple[int, int], None, None]:
+        """Extract and commit `work`, yielding (done, total) after each committed batch (and
+        once before the first). Closing the iterator stops the work and its process pool."""
         total = len(work)
-        if progress:
-            progress(0, total)
+        yield 0, total
         if not work:
             return
         pool: Executor | None = None
@@ -274,12 +288,10 @@ class Indexer:
                 if len(batch) >= BATCH_FILES:
                     done += self._commit(batch, summary)
                     batch = []
-                    if progress:
-                        progress(done, total)
+                    yield done, total
             if batch:
                 done += self._commit(batch, summary)
-            if progress:
-                progress(done, total)
+                yield done, total
         finally:
             if pool:
                 pool.shutdown(cancel_futures=True)
@@ -287,7 +299,7 @@ class Indexer:
     def _commit(self, batch: list[tuple[_Work, FileWrite]], summary: IndexSummary) -> int:
         with self.store.batch():
             for item, write in batch:
-                summary.removed_chunk_ids.extend(self.store.write_file(write))
+                self.store.write_file(write)
                 summary.written_paths.append(item.path)
                 if item.is_new:
                     summary.new += 1
@@ -331,11 +343,11 @@ class Indexer:
                 continue
             work.append(_Work(rel, st.st_size, st.st_mtime_ns, data, digest,
                               state is None))
-        self._write(work, summary, None)
+        self._write(work, summary)
         if drops:
             with self.store.batch():
                 for rel in drops:
-                    summary.removed_chunk_ids.extend(self.store.delete_file(rel))
+                    self.store.delete_file(rel)
                     summary.deleted += 1
         summary.seconds = time.perf_counter() - started
         return summary
@@ -353,8 +365,7 @@ class Indexer:
                 st = new.stat()
                 with self.store.batch():
                     self.store.delete_file(new_rel)
-                    summary.renamed_chunk_ids.update(
-                        self.store.rename_file(old_rel, new_rel, st.st_size, st.st_mtime_ns))
+                    self.store.rename_file(old_rel, new_rel, st.st_size, st.st_mtime_ns)
                 summary.renamed = 1
                 return summary
         return self.update_paths([old, new])
@@ -365,3 +376,48 @@ class Indexer:
         except ValueError:
             return None
 
+
+
+class ScanJob:
+    """One scan, advanced by its owner with `step()`: each step commits at most one batch of
+    files (one transaction), so between steps the owner can apply other folders' saves and
+    check whether to stop. `cancel()` ends it at once; what was committed stays, and the next
+    scan, being incremental, picks up the rest."""
+
+    def __init__(self, indexer: Indexer, rebuild: bool) -> None:
+        self.summary = IndexSummary()
+        self._progress: list[tuple[int, int]] = []
+        self._steps = indexer._scan_steps(rebuild, self.summary, self._progress)
+        self.finished = False
+
+    @property
+    def progress(self) -> tuple[int, int]:
+        """(files written, files to write), (0, 0) before the plan is known."""
+        return self._progress[-1] if self._progress else (0, 0)
+
+    def step(self) -> bool:
+        """Do the next piece of work; False once the scan is complete or cancelled."""
+        if self.finished:
+            return False
+        try:
+            next(self._steps)
+        except StopIteration:
+            self.finished = True
+            return False
+        return True
+
+    def cancel(self) -> None:
+        if not self.finished:
+            self._steps.close()
+            self.finished = True
+            self.summary.cancelled = True
+
+    def run(self, progress: ProgressFn | None = None,
+            should_stop: Callable[[], bool] | None = None) -> IndexSummary:
+        """Run to the end (or until `should_stop`), reporting progress after each step."""
+        while self.step():
+            if progress:
+                progress(*self.progress)
+            if should_stop is not None and should_stop():
+                self.cancel()
+        return self.summary

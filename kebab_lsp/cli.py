@@ -14,22 +14,28 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+import attrs
+
+from indexing.settings import Settings
+from indexing.settings import add_arguments as add_setting_flags
+from indexing.settings import from_arguments as settings_from_flags
 from kebab_lsp.convert import result_wire
-from kebab_lsp.workspace import Workspace, WorkspaceOptions
-from search.types import (
-    DEFAULT_K,
-    MODES,
-    InvalidQuery,
-    SearchFilters,
-    SearchRequest,
-    SearchUnavailable,
-)
+from kebab_lsp.workspace import Workspace
+from search.types import InvalidQuery, SearchUnavailable
 
 if TYPE_CHECKING:
     from indexing.indexer import IndexSummary
+    from indexing.runtime import Folder
 
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
 MARK, UNMARK = "\x1b[1;31m", "\x1b[0m"
+#: Settings each command takes as flags (generated from the settings model).
+INDEX_FLAGS = ("index_dir", "exclude", "max_file_bytes", "model_dir", "workers", "embed",
+               "embed_threads")
+SEARCH_FLAGS = ("index_dir", "exclude", "max_file_bytes", "model_dir", "embed_threads",
+                "default_mode", "default_k", "rrf_k")
+EVAL_FLAGS = ("index_dir", "exclude", "max_file_bytes", "model_dir", "workers", "embed_threads",
+              "rrf_k")
 
 
 class Progress:
@@ -56,53 +62,88 @@ class Progress:
         if self.shown:
             self.stream.write("\n")
             self.stream.flush()
+            self.shown = False
+
+    def report(self, done: int, total: int) -> None:
+        self(done, total)
+
+    def end(self, message: str) -> None:
+        self.close()
 
 
-def _options(args: argparse.Namespace) -> WorkspaceOptions:
-    return WorkspaceOptions(index_dir=args.index_dir, max_file_bytes=args.max_file_bytes,
-                            model_dir=args.model_dir, embed_threads=args.embed_threads)
+class CliListener:
+    """The runtime's listener on a terminal: a progress bar per job on stderr (when it is a
+    terminal), warnings and errors as lines."""
+
+    def begin(self, title: str, unit: str = "files") -> Progress:
+        return Progress(title.split(" ", 1)[0].lower())
+
+    def log(self, level: str, message: str) -> None:
+        if level in ("warning", "error"):
+            print(f"kebab: {message}", file=sys.stderr)
+
+    def warn(self, message: str) -> None:
+        print(f"kebab: {message}", file=sys.stderr)
 
 
-def _open(args: argparse.Namespace) -> Workspace:
+def _settings(args: argparse.Namespace, names: tuple[str, ...]) -> Settings:
+    base = Settings(model_dir=os.environ.get("KEBAB_MODEL_DIR") or None)
+    settings, problems = settings_from_flags(args, base, names)
+    if problems:
+        raise SystemExit("kebab: " + "; ".join(p.replace("kebab setting ", "")
+                                               for p in problems))
+    return settings
+
+
+def _root(args: argparse.Namespace) -> Path:
     root = Path(args.path)
     if not root.is_dir():
         raise SystemExit(f"kebab: {root} is not a directory")
-    ws = Workspace(root, _options(args))
-    if ws.store.rebuilt_reason:
-        print(f"kebab: {ws.store.rebuilt_reason}", file=sys.stderr)
-    return ws
+    return root.resolve()
+
+
+def index_folder(root: Path, settings: Settings, rebuild: bool = False) -> Folder:
+    """Index (and, with `settings.embed`, embed) one folder with the same runtime the server
+    runs, then stop it."""
+    from indexing.runtime import Runtime
+
+    runtime = Runtime(CliListener(), settings)
+    folder = runtime.add_folder(root.as_uri(), root.name, root, scan=False)
+    runtime.scan(folder, rebuild=rebuild)
+    runtime.start()
+    try:
+        runtime.wait_idle(embedding=settings.embed)
+    finally:
+        runtime.stop()
+    return folder
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    ws = _open(args)
-    progress = Progress("indexing")
-    try:
-        summary = ws.indexer.index(progress=progress, rebuild=args.rebuild)
-    finally:
-        progress.close()
+    settings = _settings(args, INDEX_FLAGS)
+    folder = index_folder(_root(args), settings, rebuild=args.rebuild)
+    summary = folder.last_scan
+    if summary is None:
+        print(f"kebab: indexing failed: {folder.last_error}", file=sys.stderr)
+        return 1
     out = summary.as_json()
-    if not args.no_embed:
-        embed_progress = Progress("embedding")
-        try:
-            synced = ws.sync_vectors(progress=embed_progress)
-        finally:
-            embed_progress.close()
+    if settings.embed:
+        synced = folder.last_sync
         out["embedding"] = (
             {"embedded": synced.embedded, "from_cache": synced.from_cache,
              "deleted": synced.deleted, "seconds": round(synced.seconds, 3)}
-            if synced else {"error": ws.vector_error}
+            if synced else {"error": folder.index.vector_error}
         )
     if args.json:
         print(json.dumps(out, sort_keys=True))
     else:
-        _print_summary(ws, summary, args.list_skipped)
+        _print_summary(folder, summary, args.list_skipped)
         if "embedding" in out:
             print(f"  embedding: {out['embedding']}")
     return 0
 
 
-def _print_summary(ws: Workspace, s: IndexSummary, list_skipped: bool) -> None:
-    print(f"indexed {ws.root} -> {ws.index_dir}")
+def _print_summary(folder: Folder, s: IndexSummary, list_skipped: bool) -> None:
+    print(f"indexed {folder.root} -> {folder.index.index_dir}")
     print(
         f"  scanned {s.scanned}  new {s.new}  changed {s.changed}  unchanged {s.unchanged}  "
         f"deleted {s.deleted}  renamed {s.renamed}  skipped {s.skipped}  in {s.seconds:.2f}s"
@@ -117,24 +158,21 @@ def _print_summary(ws: Workspace, s: IndexSummary, list_skipped: bool) -> None:
             print("  (kebab index --list-skipped lists them)")
 
 
-def _request(args: argparse.Namespace) -> SearchRequest:
-    return SearchRequest(
-        query=args.query,
-        mode=args.mode,
-        k=args.k,
-        filters=SearchFilters(
-            langs=tuple(args.lang or ()), kinds=tuple(args.kind or ()), path_glob=args.path_glob
-        ),
-        explain=args.explain,
-    )
-
-
 def cmd_search(args: argparse.Namespace) -> int:
-    ws = _open(args)
-    if ws.store.stats().files == 0:
-        ws.indexer.index(progress=Progress("indexing"))
+    from search.request import from_arguments as request_from_flags
+
+    root = _root(args)
+    settings = _settings(args, SEARCH_FLAGS)
+    ws = Workspace(root, settings)
+    if ws.store.rebuilt_reason:
+        print(f"kebab: {ws.store.rebuilt_reason}", file=sys.stderr)
     try:
-        result = ws.searcher.search(_request(args))
+        req = request_from_flags(args, settings)
+        if ws.store.stats().files == 0:
+            ws.close()
+            index_folder(root, attrs.evolve(settings, embed=False))
+            ws = Workspace(root, settings)
+        result = ws.searcher.search(req)
     except (InvalidQuery, SearchUnavailable) as exc:
         print(f"kebab: {exc}", file=sys.stderr)
         return 2
@@ -178,7 +216,7 @@ def _print_hit(hit: dict[str, Any], color: bool) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    ws = _open(args)
+    ws = Workspace(_root(args), _settings(args, ("index_dir",)))
     stats = ws.store.stats()
     last = (dt.datetime.fromtimestamp(stats.last_update, dt.UTC).isoformat(timespec="seconds")
             if stats.last_update else None)
@@ -204,9 +242,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from kebab_lsp.evaluate import EvalOptions, format_table, run_eval
     from search.evaluation import QuestionFileError
 
-    root = Path(args.path)
-    if not root.is_dir():
-        raise SystemExit(f"kebab: {root} is not a directory")
+    root = _root(args)
 
     def log(message: str) -> None:
         print(f"eval: {message}", file=sys.stderr)
@@ -215,7 +251,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                       questions=Path(args.questions) if args.questions else None,
                       baseline=not args.no_baseline)
     try:
-        report = run_eval(root, _options(args), run, log)
+        report = run_eval(root, _settings(args, EVAL_FLAGS), run, log)
     except QuestionFileError as exc:
         print(f"kebab: {exc}", file=sys.stderr)
         return 2
@@ -234,43 +270,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from search.request import add_arguments as add_request_flags
+
     parser = argparse.ArgumentParser(prog="kebab", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--index-dir", default=None,
-                       help="cache root for indexes (default: $KEBAB_INDEX_DIR or the user "
-                            "cache dir)")
-        p.add_argument("--max-file-bytes", type=int, default=1024 * 1024)
+    def common(p: argparse.ArgumentParser, flags: tuple[str, ...]) -> None:
         p.add_argument("--json", action="store_true", help="print JSON")
-        p.add_argument("--model-dir", default=os.environ.get("KEBAB_MODEL_DIR"),
-                       help="a fastembed-compatible model directory (default: bundled MiniLM)")
-        p.add_argument("--embed-threads", type=int, default=None,
-                       help="threads for embedding (default: all cores but one)")
+        add_setting_flags(p, flags)
 
     p = sub.add_parser("index", help="build or update the index of a folder")
     p.add_argument("path", nargs="?", default=".")
     p.add_argument("--rebuild", action="store_true", help="re-extract every file")
     p.add_argument("--list-skipped", action="store_true", help="list every skipped path")
-    p.add_argument("--no-embed", action="store_true", help="skip embeddings (lexical only)")
-    common(p)
+    common(p, INDEX_FLAGS)
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("search", help="search an indexed folder")
-    p.add_argument("query")
+    add_request_flags(p)
     p.add_argument("path", nargs="?", default=".")
-    p.add_argument("-k", type=int, default=DEFAULT_K)
-    p.add_argument("--mode", choices=MODES, default="auto")
-    p.add_argument("--lang", action="append")
-    p.add_argument("--kind", action="append")
-    p.add_argument("--path-glob", default=None)
-    p.add_argument("--explain", action="store_true")
-    common(p)
+    common(p, tuple(f for f in SEARCH_FLAGS if f not in ("default_mode", "default_k")))
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("status", help="show where the index is and what it holds")
     p.add_argument("path", nargs="?", default=".")
-    common(p)
+    common(p, ("index_dir",))
     p.set_defaults(func=cmd_status)
 
     p = sub.add_parser("eval", help="score every search mode on queries drawn from the tree")
@@ -284,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "scored as the 'hand' set")
     p.add_argument("--no-baseline", action="store_true",
                    help="skip the plain baseline (dense, bm25, hybrid) scored next to kebab")
-    common(p)
+    common(p, EVAL_FLAGS)
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("serve", help="run the language server on stdio")

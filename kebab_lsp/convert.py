@@ -1,5 +1,5 @@
-"""The one place where stored spans become LSP `Location`s, and search results become the wire
-objects that `kebab/search` and `kebab search --json` both emit.
+"""The one place where stored spans become LSP `Location`s, and results become the wire objects
+that `kebab/search`, `kebab/status`, `workspace/symbol` and `kebab search --json` emit.
 
 Spans are stored in LSP coordinates already (0-based, UTF-16 columns), so conversion is only
 about URIs and shape; keeping it in one module means a client sees the same citation whether
@@ -8,6 +8,7 @@ it asked over LSP or the command line.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,9 @@ from search.types import Hit, Meta, Retrieval, SearchResult
 
 if TYPE_CHECKING:  # lsprotocol.types costs about 0.6 s of CPU to import; the CLI never needs it
     from lsprotocol import types as lsp
+
+    from indexing.runtime import Folder
+    from search.merge import FolderMatch
 
 WIRE_VERSION = 1
 
@@ -109,3 +113,75 @@ def result_wire(result: SearchResult, explain: bool, include_timing: bool = True
         "hits": [hit_wire(h, explain) for h in result.hits],
         "meta": meta_wire(result.meta, include_timing),
     }
+
+
+# -- kebab/status -------------------------------------------------------------------------------
+
+
+def _percent(progress: tuple[int, int] | None) -> dict[str, int] | None:
+    if progress is None:
+        return None
+    done, total = progress
+    return {"done": done, "total": total,
+            "percentage": 100 if total == 0 else done * 100 // total}
+
+
+def _vectors_wire(folder: Folder, chunks: int) -> dict[str, Any]:
+    vindex = folder.index.vector_index()
+    if vindex is None:
+        return {"enabled": False, "reason": folder.index.vector_error}
+    have, total = vindex.coverage(chunks)
+    return {"enabled": True, "embedded": have, "total": total,
+            "progress": _percent(folder.embedding)}
+
+
+def folder_status_wire(folder: Folder) -> dict[str, Any]:
+    """What a status bar shows for one folder; reads counters only (no scans)."""
+    stats = folder.index.store.stats()
+    return {
+        "uri": folder.uri,
+        "root": str(folder.root),
+        "index_dir": str(folder.index.index_dir),
+        "files": stats.files,
+        "symbols": stats.symbols,
+        "chunks": stats.chunks,
+        "schema_version": stats.schema_version,
+        "lexical_version": stats.lexical_version,
+        "last_update": stats.last_update,
+        "building": folder.building,
+        "progress": _percent(folder.progress),
+        "vectors": _vectors_wire(folder, stats.chunks),
+        "error": folder.last_error,
+    }
+
+
+# -- workspace/symbol ---------------------------------------------------------------------------
+
+_QUALIFIED = re.compile(r"\S(::|\.)\S*$")
+
+
+def lsp_kind(kind: str) -> lsp.SymbolKind:
+    """Stored kinds are LSP's names in snake_case, so the mapping is by name."""
+    from lsprotocol import types as lsp
+
+    member = "".join(part.capitalize() for part in kind.split("_"))
+    return lsp.SymbolKind.__members__.get(member, lsp.SymbolKind.Variable)
+
+
+def workspace_symbol(m: FolderMatch, query: str) -> lsp.WorkspaceSymbol:
+    """VS Code fuzzy-matches the typed query against `name` and drops what does not match. For a
+    container-qualified query (`Class.method`, `Class::method`) `name` is therefore returned
+    qualified with the query's own separator, so the best answers survive that filter;
+    `containerName` still carries the container. `location.range` is the symbol's full range
+    (the spec says it "usually spans more than the actual symbol's name")."""
+    from lsprotocol import types as lsp
+
+    sym = m.match.row.symbol
+    found = _QUALIFIED.search(query.strip())
+    name = f"{sym.container}{found.group(1)}{sym.name}" if found and sym.container else sym.name
+    return lsp.WorkspaceSymbol(
+        name=name,
+        kind=lsp_kind(str(sym.kind)),
+        location=lsp_location(m.root, m.match.row.path, sym.range),
+        container_name=sym.container,
+    )

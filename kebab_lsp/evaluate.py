@@ -17,8 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from indexing.embed import Embedder
-from kebab_lsp.workspace import Workspace, WorkspaceOptions, shared_embedder
+from indexing.runtime import shared_embedder
+from indexing.settings import Settings
+from kebab_lsp.workspace import Workspace
 from search.baseline import ARMS, Baseline, Ranked, baseline_spec
 from search.evaluation import (
     SETS,
@@ -96,7 +100,7 @@ def _baseline(ws: Workspace, embedder: Embedder | None, log: Log) -> Baseline | 
     return Baseline(ws.store, embedder)
 
 
-def _baseline_embedder(options: WorkspaceOptions) -> Embedder | None:
+def _baseline_embedder(options: Settings) -> Embedder | None:
     base = shared_embedder(options.model_dir, options.embed_threads)
     ok, _ = base.available()
     if not ok:
@@ -115,7 +119,7 @@ def _blanked_copy(ws: Workspace, dest: Path) -> None:
         target.write_text(blank_docs(file.text, docs.get(file.path, [])), encoding="utf-8")
 
 
-def _open(root: Path, options: WorkspaceOptions, log: Log) -> Workspace:
+def _open(root: Path, options: Settings, log: Log) -> Workspace:
     ws = Workspace(root, options)
     log(f"indexing {ws.root}")
     ws.indexer.index()
@@ -124,7 +128,7 @@ def _open(root: Path, options: WorkspaceOptions, log: Log) -> Workspace:
     return ws
 
 
-def run_eval(root: Path, options: WorkspaceOptions, run: EvalOptions, log: Log) -> dict[str, Any]:
+def run_eval(root: Path, options: Settings, run: EvalOptions, log: Log) -> dict[str, Any]:
     ws = _open(root, options, log)
     queries = generate(ws.store.all_symbols(), ws.store.file_texts(), run.seed, run.per_set)
     if run.questions is not None:
@@ -147,9 +151,8 @@ def run_eval(root: Path, options: WorkspaceOptions, run: EvalOptions, log: Log) 
         with tempfile.TemporaryDirectory(prefix="kebab-eval-") as tmp:
             copy = Path(tmp) / ws.root.name
             _blanked_copy(ws, copy)
-            blank_ws = _open(copy, WorkspaceOptions(
-                index_dir=str(Path(tmp) / "index"), model_dir=options.model_dir,
-                embed_threads=options.embed_threads, rrf_k=options.rrf_k), log)
+            blank_ws = _open(copy, attrs.evolve(options, index_dir=str(Path(tmp) / "index")),
+                             log)
             log(f"scoring nl_blanked ({len(nl)} queries) on a doc-blanked copy")
             report["sets"]["nl_blanked"] = _score_set(blank_ws, "nl_blanked", nl,
                                                       _baseline(blank_ws, embedder, log))

@@ -1,17 +1,14 @@
-"""The kebab language server: the pygls server object, the one place features are registered,
-and the stdio entry point.
+"""The pygls server object: protocol plumbing shared by every handler, and the stdio entry point.
+The handlers themselves live in `kebab_lsp.handlers`, the one place they are registered.
 
-Threading model (why each piece runs where it does):
+Threading (the whole table is in docs/architecture.md):
 - The asyncio event loop only reads and writes messages and translates types. It never
   parses, writes the index or scans symbol tables, so the editor is answered while a large
   index builds.
-- One writer thread (`IndexService`) performs every index write: first scans, re-scans,
-  didSave and file-watcher updates, in arrival order.
-- Queries (`workspace/symbol`, `kebab/search`) run on a small thread pool. SQLite in WAL mode
-  lets them read while the writer commits. A cancelled request sets a `threading.Event` that
-  the search checks between stages.
-- Anything the writer thread wants to tell the client (progress, logs) hops onto the loop with
-  `call_soon_threadsafe`, because pygls writes to stdout from the loop only.
+- The indexing runtime's threads (writer, embed scheduler, refresher) do the indexing work;
+  they report through `LspListener`, whose calls hop onto the loop and never wait on the client.
+- Queries run on a small thread pool; a cancelled request sets a flag the search checks
+  between stages.
 """
 
 from __future__ import annotations
@@ -23,19 +20,19 @@ import sys
 import threading
 import time
 import uuid
-from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from lsprotocol import types
+from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from indexing.runtime import ProgressSink
 from kebab_lsp import __version__
-from kebab_lsp.config import Settings
-from kebab_lsp.features import Feature, Handler
-from kebab_lsp.indexing_service import IndexService, ProgressSink
+from kebab_lsp.session import Session
+from kebab_lsp.transport import ThreadedWriter, serve
 
 logger = logging.getLogger("kebab_lsp")
 
@@ -43,12 +40,8 @@ T = TypeVar("T")
 QUERY_WORKERS = 4
 PROGRESS_INTERVAL_S = 0.2
 
-_LEVELS = {
-    "error": types.MessageType.Error,
-    "warning": types.MessageType.Warning,
-    "info": types.MessageType.Info,
-    "debug": types.MessageType.Log,
-}
+_LEVELS = {"error": types.MessageType.Error, "warning": types.MessageType.Warning,
+           "info": types.MessageType.Info, "debug": types.MessageType.Log}
 _PY_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO,
               "debug": logging.DEBUG}
 
@@ -71,40 +64,43 @@ class KebabProtocol(LanguageServerProtocol):
 
 
 class KebabServer(LanguageServer):
-    """pygls server plus the state every feature shares."""
-
     def __init__(self) -> None:
         super().__init__("kebab-lsp", __version__, protocol_cls=KebabProtocol)
-        self.settings = Settings()
-        self.loop: asyncio.AbstractEventLoop | None = None
+        self.session = Session(LspListener(self))
         self.query_pool = ThreadPoolExecutor(QUERY_WORKERS, thread_name_prefix="kebab-query")
-        self.reporter = LspReporter(self)
-        self.index = IndexService(self.reporter, debounce_s=self.settings.debounce_ms / 1000)
+        self.pending_folders: list[types.WorkspaceFolder] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._early: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
+        self._early_lock = threading.Lock()
         self._closed = False
-        self._close_lock = threading.Lock()
 
-    # -- client capabilities ---------------------------------------------------------------
-
-    def client_supports(self, dotted: str) -> bool:
+    def client_supports(self, field: str) -> bool:
         """Whether a nested client capability is truthy, e.g. `window.work_done_progress`."""
-        value: Any = self.client_capabilities
-        for part in dotted.split("."):
-            value = getattr(value, part, None)
-            if value is None:
-                return False
-        return bool(value)
+        return bool(get_capability(self.client_capabilities, field))
 
-    # -- messages to the client (loop thread or any thread) --------------------------------
+    # -- messages to the client, from any thread ---------------------------------------------
+
+    def ready(self) -> None:
+        """`initialized` arrived: the client may now hear from us. Messages produced earlier
+        (a settings warning, a rebuilt index) were queued, and go out now, in order."""
+        with self._early_lock:
+            self._loop = asyncio.get_running_loop()
+            early, self._early = self._early, []
+        for fn, args in early:
+            fn(*args)
 
     def call_on_loop(self, fn: Callable[..., Any], *args: Any) -> None:
-        loop = self.loop
-        if loop is None or loop.is_closed():
+        with self._early_lock:
+            loop = self._loop
+            if loop is None:
+                self._early.append((fn, args))
+                return
+        if loop.is_closed():
             return
         if _on_loop(loop):
             fn(*args)
             return
-        # RuntimeError: the loop closed between the check and the call.
-        with contextlib.suppress(RuntimeError):
+        with contextlib.suppress(RuntimeError):  # the loop closed between the check and now
             loop.call_soon_threadsafe(fn, *args)
 
     def log(self, level: str, message: str) -> None:
@@ -118,30 +114,41 @@ class KebabServer(LanguageServer):
         params = types.ShowMessageParams(type=types.MessageType.Warning, message=message)
         self.call_on_loop(self.window_show_message, params)
 
-    # -- running query work off the loop ---------------------------------------------------
+    # -- query work off the loop ---------------------------------------------------------------
 
     async def run_query(self, work: Callable[[Callable[[], bool]], T]) -> T:
         """Run `work(should_stop)` on the query pool. If the request is cancelled while it
         runs, `should_stop` turns true so the work gives up at its next checkpoint, and the
         cancellation propagates so pygls answers RequestCancelled."""
         stop = threading.Event()
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self.query_pool, work, stop.is_set)
+        future = asyncio.get_running_loop().run_in_executor(self.query_pool, work, stop.is_set)
         try:
             return await future
         except asyncio.CancelledError:
             stop.set()
             raise
 
-    # -- lifecycle -------------------------------------------------------------------------
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio with our own transport (`kebab_lsp.transport`) instead of pygls's,
+        which a single framing error leaves deaf."""
+        self._stop_event = threading.Event()
+        self._writer = ThreadedWriter(stdout or sys.stdout.buffer)
+        self.protocol.set_writer(self._writer)
+        try:
+            asyncio.run(serve(self.protocol, self._stop_event, stdin))
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+            self._writer.close()  # after every pending response went out
 
     def close(self) -> None:
-        """Stop the writer and the query pool; safe to call more than once."""
-        with self._close_lock:
-            if self._closed:
-                return
-            self._closed = True
-        self.index.stop()
+        """Stop the runtime and the query pool; safe to call more than once. The writer stays
+        until serving ends, so the answer to `shutdown` still goes out."""
+        if self._closed:
+            return
+        self._closed = True
+        self.session.runtime.stop()
         self.query_pool.shutdown(wait=False, cancel_futures=True)
 
 
@@ -150,6 +157,64 @@ def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
         return asyncio.get_running_loop() is loop
     except RuntimeError:
         return False
+
+
+class _LspSink:
+    """`$/progress` for one server-created token. Creating the token is a request to the
+    client; it is sent from the loop, and reports made before the client answers wait here, so
+    the runtime thread that reports never waits. A client that refuses gets nothing more.
+    Reports are throttled so a big index does not flood the client. Touched on the loop only."""
+
+    def __init__(self, server: KebabServer, title: str, unit: str) -> None:
+        self.server = server
+        self.token = f"kebab/index/{uuid.uuid4().hex}"
+        self.title = title
+        self.unit = unit
+        self._state = "creating"  # then "open", "refused" or "ended"
+        self._waiting: list[types.WorkDoneProgressReport | types.WorkDoneProgressEnd] = []
+        self._last_pct = -1
+        self._last_at = 0.0
+        server.call_on_loop(self._create)
+
+    def _create(self) -> None:
+        asyncio.ensure_future(self._created())
+
+    async def _created(self) -> None:
+        try:
+            await self.server.work_done_progress.create_async(self.token)
+        except Exception as exc:  # noqa: BLE001 - a client refusing progress is not fatal
+            logger.info("no progress token (%s); indexing silently", exc)
+            self._state = "refused"
+            return
+        self.server.work_done_progress.begin(self.token, types.WorkDoneProgressBegin(
+            title=self.title, message="scanning files", percentage=0, cancellable=False))
+        self._state = "open"
+        waiting, self._waiting = self._waiting, []
+        for value in waiting:
+            self._send(value)
+
+    def _send(self, value: types.WorkDoneProgressReport | types.WorkDoneProgressEnd) -> None:
+        if self._state == "creating":
+            self._waiting.append(value)
+        elif self._state == "open":
+            if isinstance(value, types.WorkDoneProgressEnd):
+                self._state = "ended"
+                self.server.work_done_progress.end(self.token, value)
+            else:
+                self.server.work_done_progress.report(self.token, value)
+
+    def report(self, done: int, total: int) -> None:
+        pct = 100 if total == 0 else min(100, done * 100 // total)
+        now = time.monotonic()
+        if pct == self._last_pct and now - self._last_at < PROGRESS_INTERVAL_S:
+            return
+        self._last_pct, self._last_at = pct, now
+        value = types.WorkDoneProgressReport(message=f"{done}/{total} {self.unit}",
+                                             percentage=pct)
+        self.server.call_on_loop(self._send, value)
+
+    def end(self, message: str) -> None:
+        self.server.call_on_loop(self._send, types.WorkDoneProgressEnd(message=message))
 
 
 class _LogSink:
@@ -162,139 +227,22 @@ class _LogSink:
         pass
 
 
-class _LspSink:
-    """`$/progress` report/end for one server-created token, throttled so a big index does not
-    flood the client."""
-
-    def __init__(self, server: KebabServer, token: str, unit: str) -> None:
-        self.server = server
-        self.token = token
-        self.unit = unit
-        self._last_pct = -1
-        self._last_at = 0.0
-
-    def report(self, done: int, total: int) -> None:
-        pct = 100 if total == 0 else min(100, done * 100 // total)
-        now = time.monotonic()
-        if pct == self._last_pct and now - self._last_at < PROGRESS_INTERVAL_S:
-            return
-        self._last_pct, self._last_at = pct, now
-        value = types.WorkDoneProgressReport(message=f"{done}/{total} {self.unit}",
-                                             percentage=pct)
-        self.server.call_on_loop(self.server.work_done_progress.report, self.token, value)
-
-    def end(self, message: str) -> None:
-        value = types.WorkDoneProgressEnd(message=message)
-        self.server.call_on_loop(self.server.work_done_progress.end, self.token, value)
-
-
-class LspReporter:
-    """The `IndexListener` the writer thread talks to: progress tokens and log messages."""
+class LspListener:
+    """The runtime's `Listener`: progress tokens, log messages and warnings the user sees."""
 
     def __init__(self, server: KebabServer) -> None:
         self.server = server
 
     def begin(self, title: str, unit: str = "files") -> ProgressSink:
-        server = self.server
-        loop = server.loop
-        if loop is None or not server.client_supports("window.work_done_progress"):
+        if not self.server.client_supports("window.work_done_progress"):
             return _LogSink()
-        token = f"kebab/index/{uuid.uuid4().hex}"
-        try:
-            created = asyncio.run_coroutine_threadsafe(
-                server.work_done_progress.create_async(token), loop)
-            created.result(timeout=10)
-        except Exception as exc:  # noqa: BLE001 - a client refusing progress is not fatal
-            logger.info("no progress token (%s); indexing silently", exc)
-            return _LogSink()
-        begin = types.WorkDoneProgressBegin(title=title, message="scanning files",
-                                            percentage=0, cancellable=False)
-        server.call_on_loop(server.work_done_progress.begin, token, begin)
-        return _LspSink(server, token, unit)
+        return _LspSink(self.server, title, unit)
 
     def log(self, level: str, message: str) -> None:
         self.server.log(level, message)
 
-
-# -- the one place features are registered ----------------------------------------------------
-
-
-def feature_classes() -> list[type[Feature]]:
-    from kebab_lsp.features.commands import CommandsFeature
-    from kebab_lsp.features.lifecycle import LifecycleFeature
-    from kebab_lsp.features.search import SearchFeature
-    from kebab_lsp.features.status import StatusFeature
-    from kebab_lsp.features.symbols import SymbolsFeature
-    from kebab_lsp.features.sync import SyncFeature
-
-    return [LifecycleFeature, SyncFeature, SymbolsFeature, SearchFeature, StatusFeature,
-            CommandsFeature]
-
-
-def register_features(server: KebabServer) -> list[Feature]:
-    """Register every feature's handlers with pygls.
-
-    A notification several features care about gets one handler that calls theirs in
-    registration order; a request must have exactly one owner.
-    """
-    features = [cls(server) for cls in feature_classes()]
-    by_method: dict[str, list[Handler]] = defaultdict(list)
-    for feature in features:
-        for handler in feature.handlers():
-            if handler.command:
-                server.command(handler.method)(_as_function(handler.func))
-            else:
-                by_method[handler.method].append(handler)
-    for method, handlers in by_method.items():
-        if len(handlers) == 1:
-            server.feature(method, handlers[0].options)(_as_function(handlers[0].func))
-            continue
-        if _is_request(method) and method not in _NOTIFICATION_LIKE:
-            raise ValueError(f"request {method!r} has more than one handler")
-        options = next((h.options for h in handlers if h.options is not None), None)
-        server.feature(method, options)(_fan_out([h.func for h in handlers]))
-    return features
-
-
-# Requests whose result is nothing, where running several handlers is still well defined.
-_NOTIFICATION_LIKE = frozenset({types.SHUTDOWN})
-
-
-def _is_request(method: str) -> bool:
-    """LSP requests have a result type; custom methods here (kebab/...) are all requests."""
-    known = types.METHOD_TO_TYPES.get(method)
-    return known is None or known[1] is not None
-
-
-def _as_function(func: Callable[..., Any]) -> Callable[..., Any]:
-    """pygls tags handlers with attributes, which bound methods refuse: hand it a plain
-    function of the same kind (coroutine or not)."""
-    if asyncio.iscoroutinefunction(func):
-        async def run_async(*args: Any) -> Any:
-            return await func(*args)
-
-        return run_async
-
-    def run(*args: Any) -> Any:
-        return func(*args)
-
-    return run
-
-
-def _fan_out(funcs: list[Callable[..., Any]]) -> Callable[..., Any]:
-    async def handler(params: Any) -> None:
-        for func in funcs:
-            result = func(params)
-            if asyncio.iscoroutine(result):
-                await result
-
-    return handler
-
-
-def create_server() -> KebabServer:
-    server = KebabServer()
-    register_features(server)
-    return server
+    def warn(self, message: str) -> None:
+        self.server.warn_user(f"kebab: {message}")
 
 
 def _configure_logging(log_level: str, log_file: str | None) -> None:
@@ -316,6 +264,8 @@ def _configure_logging(log_level: str, log_file: str | None) -> None:
 
 def run_stdio(log_level: str = "info", log_file: str | None = None) -> None:
     """Serve LSP over stdin/stdout until `exit` (or end of input), then stop every thread."""
+    from kebab_lsp.handlers import create_server
+
     _configure_logging(log_level, log_file)
     server = create_server()
     try:

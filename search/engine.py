@@ -10,20 +10,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from indexing.filters import Filters
+from indexing.settings import Settings
 from indexing.store import Stats, Store
 from indexing.vector_index import VectorIndex, VectorsUnavailable
 from search import lexical, priors, vector
 from search.hits import build_hit
-from search.hybrid import DEFAULT_K_RRF, lexical_weight, oversample, rrf
-from search.query import Intent, ParsedQuery, glob_to_regex, highlight_words, parse, route
+from search.hybrid import lexical_weight, oversample, rrf
+from search.query import Intent, ParsedQuery, highlight_words, parse, route
+from search.request import validate
 from search.types import (
-    MAX_K,
-    MODES,
     Candidate,
     Hit,
-    InvalidQuery,
     Meta,
     Prior,
     Retrieval,
@@ -41,15 +41,6 @@ class Cancelled(Exception):
     """The caller gave up on this request; its work stops at the next checkpoint."""
 
 
-def validate(req: SearchRequest) -> None:
-    if req.mode not in MODES:
-        raise InvalidQuery(f"unknown mode {req.mode!r}: expected one of {', '.join(MODES)}")
-    if not 1 <= req.k <= MAX_K:
-        raise InvalidQuery(f"k must be between 1 and {MAX_K}, got {req.k}")
-    if req.snippet_chars < 20:
-        raise InvalidQuery("snippet_chars must be at least 20")
-    if req.filters.path_glob is not None:
-        glob_to_regex(req.filters.path_glob)
 
 
 def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent]:
@@ -61,6 +52,25 @@ def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent]:
     return plan, intent
 
 
+class VectorSource(Protocol):
+    """Where a searcher gets its vectors (a folder's index), and why there are none."""
+
+    vector_error: str | None
+
+    def vector_index(self) -> VectorIndex | None: ...
+
+
+class IndexStatus(Protocol):
+    """Whether the index is still being built: the runtime's folder state answers."""
+
+    @property
+    def building(self) -> bool: ...
+
+
+class _Idle:
+    building = False
+
+
 class Searcher:
     """Answers requests over one workspace root's index."""
 
@@ -68,17 +78,23 @@ class Searcher:
         self,
         root: Path,
         store: Store,
-        building: Callable[[], bool] | None = None,
-        vectors: Callable[[], VectorIndex | None] | None = None,
-        k_rrf: int = DEFAULT_K_RRF,
+        vectors: VectorSource | None = None,
+        status: IndexStatus | None = None,
+        settings: Callable[[], Settings] = Settings,
     ) -> None:
         self.root = root.resolve()
         self.store = store
-        self._building = building or (lambda: False)
-        self._vectors = vectors or (lambda: None)
-        self.k_rrf = k_rrf
-        self.vector_error: str | None = None
+        self._source = vectors
+        self._status: IndexStatus = status or _Idle()
+        self._settings = settings
         self._stats_cache: tuple[int, Stats] | None = None
+
+    @property
+    def vector_error(self) -> str | None:
+        return self._source.vector_error if self._source else "vector search is not enabled"
+
+    def _vectors(self) -> VectorIndex | None:
+        return self._source.vector_index() if self._source else None
 
     def search(self, req: SearchRequest, should_stop: ShouldStop | None = None) -> SearchResult:
         started = time.perf_counter()
@@ -174,7 +190,8 @@ class Searcher:
             boost = lexical_weight(lex.complete)
             weights = {r.row.chunk_id: boost for r in lex.ranked[: lex.complete]}
             fused = rrf({c: r.rank for c, r in lex_by.items()},
-                        {c: r.rank for c, r in vec_by.items()}, self.k_rrf, weights)
+                        {c: r.rank for c, r in vec_by.items()}, self._settings().rrf_k,
+                        weights)
             out = []
             for f in fused:
                 lr, vr = lex_by.get(f.chunk_id), vec_by.get(f.chunk_id)
@@ -249,7 +266,7 @@ class Searcher:
 
     def _index_meta(self, meta: Meta, plan: str) -> None:
         stats = self._stats()
-        building = self._building()
+        building = self._status.building
         meta.index = {
             "schema_version": stats.schema_version,
             "lexical_version": stats.lexical_version,

@@ -1,4 +1,5 @@
-"""Merging one search's results from several workspace folders into one answer.
+"""Merging one request's answers from several workspace folders into one answer: search hits
+and their metadata, and workspace-symbol matches.
 
 Each folder has its own index and its own `Searcher`, so a multi-root search is N answers that
 must become one: hits by score (ties by folder order, then each folder's own rank, so the
@@ -12,8 +13,10 @@ protocol adapter's.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from indexing.schema import SCHEMA_VERSION
+from search.symbols import SymbolMatch, merge_key
 from search.types import Hit, Meta, SearchResult
 
 _SCOPE_ORDER = ("all_matches", "candidate_window", "unknown")
@@ -73,3 +76,27 @@ def merge_meta(metas: Sequence[Meta], shown: int) -> Meta:
             timing[key] = round(timing.get(key, 0.0) + value, 3)
     meta.timing = timing
     return meta
+
+
+@dataclass(frozen=True, slots=True)
+class FolderMatch:
+    """A workspace-symbol match and the folder (by position and root) it came from."""
+
+    folder_index: int
+    root: str
+    match: SymbolMatch
+
+
+def merge_symbols(per_folder: Sequence[Sequence[FolderMatch]], limit: int) -> list[FolderMatch]:
+    """Best first across folders. One folder's list is already in the matcher's final order
+    and is kept as is. Across folders: score, then the matcher's own tie-breaks (kind,
+    non-test, then for a match shorter name and qualified name, for the empty-query listing
+    path and line), then folder order, so the same workspace and query always give the same
+    list."""
+    if len(per_folder) == 1:
+        return list(per_folder[0][:limit])
+
+    def key(m: FolderMatch) -> tuple[tuple[float, tuple[object, ...]], int]:
+        return merge_key(m.match), m.folder_index
+
+    return sorted((m for items in per_folder for m in items), key=key)[:limit]

@@ -37,6 +37,9 @@ from indexing.records import SymbolKind
 from indexing.store import Store, SymbolRow
 from indexing.text import split_identifier
 
+#: Runs a piece of work in the background under a key (a key already queued is not queued again).
+Schedule = Callable[[str, Callable[[], None]], None]
+
 # Tier names, best first. "top" is the empty-query listing, not a match tier.
 EXACT = "exact"
 PREFIX = "prefix"
@@ -478,22 +481,24 @@ class SymbolIndex:
     index keeps a base matcher and, after writes, a small delta matcher over just the files
     the store's change log names; base rows from those files are dropped from answers, and the
     two ordered answers are merged: the same answers a full rebuild would give. When too much
-    changed to patch (a cold index, a branch switch), the base is rebuilt in a background
-    thread and, while `may_serve_stale()` says an index is still being built, queries are
-    answered from the previous state until it is ready. Otherwise a query waits for the
-    rebuild: once indexing is over, answers are always current.
+    changed to patch (a cold index, a branch switch) while `may_serve_stale()` says an index is
+    still being built, the base rebuild is handed to `schedule` (the indexing runtime's
+    refresher thread, which owns background work) and queries are answered from the previous
+    state until it is ready. Otherwise, or without a scheduler, a query waits for the rebuild:
+    once indexing is over, answers are always current.
     """
 
     def __init__(self, store: Store, version: Callable[[], int] | None = None,
                  max_delta_paths: int = 256,
-                 may_serve_stale: Callable[[], bool] | None = None) -> None:
+                 may_serve_stale: Callable[[], bool] | None = None,
+                 schedule: Schedule | None = None) -> None:
         self._store = store
         self._may_serve_stale = may_serve_stale or (lambda: False)
         self._version = version or store.lexical_version
         self._max_delta_paths = max_delta_paths
+        self._schedule = schedule
         self._lock = threading.Lock()
         self._state: _IndexState | None = None
-        self._rebuilding: threading.Thread | None = None
         self.reloads = 0
 
     def _current(self) -> _IndexState:
@@ -510,14 +515,11 @@ class SymbolIndex:
                                     frozenset(paths), hidden)
                 self._state = state
                 return state
-            if state is not None and self._may_serve_stale():
+            if state is not None and self._schedule is not None and self._may_serve_stale():
                 # Too much changed to patch while an index is still landing (a cold index, a
                 # branch switch): rebuild in the background and answer from the last state
                 # meanwhile, instead of making every query of the burst pay a full rebuild.
-                if self._rebuilding is None or not self._rebuilding.is_alive():
-                    self._rebuilding = threading.Thread(
-                        target=self._rebuild, name="kebab-symbols", daemon=True)
-                    self._rebuilding.start()
+                self._schedule(f"symbols:{id(self)}", self._rebuild)
                 return state
             self._state = self._full(version)
             return self._state
@@ -533,12 +535,6 @@ class SymbolIndex:
         state = self._full(self._version())
         with self._lock:
             self._state = state
-
-    def wait_idle(self, timeout: float = 30.0) -> None:
-        """Wait for a background rebuild (tests and benchmarks use this)."""
-        thread = self._rebuilding
-        if thread is not None:
-            thread.join(timeout)
 
     def match(self, query: str, limit: int = 100) -> MatchResult:
         state = self._current()

@@ -12,11 +12,11 @@ from typing import Any
 
 from indexing.filters import Filters
 from indexing.records import Span
+from indexing.settings import MAX_K as MAX_K
+from indexing.settings import MODES as MODES
 from indexing.store import ChunkRow
 
-MODES: tuple[str, ...] = ("auto", "lexical", "vector", "hybrid")
 DEFAULT_K = 20
-MAX_K = 500
 DEFAULT_SNIPPET_CHARS = 200
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kebab_lsp.workspace import Workspace, WorkspaceOptions
+from indexing.settings import Settings
+from kebab_lsp.workspace import Workspace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OFFLINE_GUARD = Path(__file__).parent / "offline_guard"
@@ -23,6 +24,16 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["HF_HUB_OFFLINE"] = "1"
     sys.path.insert(0, str(OFFLINE_GUARD))
     import sitecustomize  # noqa: F401  (the guard installs itself on import)
+
+
+#: Markers by directory: every test there is of that kind (unit modules mark themselves).
+_DIRECTORY_MARKS = {"e2e": ("slow", "subprocess"), "editors": ("slow", "subprocess", "editor")}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for marker in _DIRECTORY_MARKS.get(item.path.parent.name, ()):
+            item.add_marker(marker)
 
 
 @pytest.fixture
@@ -41,7 +52,7 @@ def index_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def workspace(sample_repo: Path, index_root: Path) -> Iterator[Workspace]:
-    ws = Workspace(sample_repo, WorkspaceOptions(index_dir=str(index_root), workers=1))
+    ws = Workspace(sample_repo, Settings(index_dir=str(index_root), workers=1))
     ws.indexer.index()
     yield ws
     ws.close()

@@ -104,14 +104,17 @@ BAD_PARAMS: list[tuple[Any, str]] = [
     ({"query": 42}, "'query' must be a string"),
     ({"query": "user", "mode": "fuzzy"}, "unknown mode 'fuzzy'"),
     ({"query": "user", "k": "ten"}, "'k' must be an integer"),
-    ({"query": "user", "k": 0}, "k must be between"),
-    ({"query": "user", "explain": "yes"}, "'explain' must be a boolean"),
+    ({"query": "user", "k": 0}, "'k' must be an integer in 1..500, got 0"),
+    ({"query": "user", "explain": "yes"}, "'explain' must be true or false"),
     ({"query": "user", "filters": {"path_glob": "src/[ab"}}, "unbalanced"),
-    ({"query": "user", "filters": {"lang": 3}}, "filters.lang must be"),
+    ({"query": "user", "filters": {"lang": 3}}, "'filters.lang' must be a list of strings"),
     ({"query": "user", "filters": {"kind": "klass"}}, "unknown kind(s) 'klass'"),
     ({"query": "user", "filters": {"colour": "red"}}, "unknown filter(s) 'colour'"),
     ({"query": "user", "filters": "python"}, "'filters' must be an object"),
     ({"query": "'foo AND'"}, "invalid FTS5 expression"),
+    ({"query": "x" * 1_000_000}, "1,000,000 characters long; the limit is 10,000"),
+    ({"query": "user \ud800"}, "a lone surrogate at character 5"),
+    ({"query": "user\x00"}, "a NUL character at character 4"),
 ]
 
 

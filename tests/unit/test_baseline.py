@@ -7,9 +7,12 @@ import pytest
 
 from indexing.embed import Embedder, default_model_spec
 from indexing.extract import extract
+from indexing.settings import Settings
 from indexing.store import text_hash
-from kebab_lsp.workspace import Workspace, WorkspaceOptions
+from kebab_lsp.workspace import Workspace
 from search.baseline import Baseline, baseline_spec, chunk_file, dense_text
+
+pytestmark = pytest.mark.model
 
 GO = """package shop
 
@@ -79,7 +82,7 @@ def baseline(tmp_path_factory: pytest.TempPathFactory) -> Baseline:
     (root / "shop/cart.go").write_text(GO)
     (root / "conf.py").write_text(PY)
     (root / "README.md").write_text("# Shop\n\nThe cart adds up prices of items.\n")
-    ws = Workspace(root, WorkspaceOptions(index_dir=str(base / "idx"), workers=1, embed=False))
+    ws = Workspace(root, Settings(index_dir=str(base / "idx"), workers=1, embed=False))
     ws.indexer.index()
     embedder = Embedder(baseline_spec(default_model_spec()), threads=1)
     return Baseline(ws.store, embedder)

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = [pytest.mark.subprocess, pytest.mark.model]
+
 GOLDEN = Path(__file__).parent.parent / "fixtures" / "golden"
 QUERIES = {
     "user_by_id": ["user by id", "-k", "6", "--mode", "lexical"],

@@ -16,6 +16,8 @@ from indexing.embed import (
     default_threads,
 )
 
+pytestmark = pytest.mark.model
+
 BUNDLED_TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
                            "config.json")
 

@@ -65,6 +65,9 @@ def test_same_seed_same_sets(workspace: Workspace) -> None:
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.slow
+@pytest.mark.model
+@pytest.mark.subprocess
 def test_eval_smoke_run(sample_repo: Path, index_root: Path) -> None:
     questions = sample_repo.parent / "questions.json"
     questions.write_text(json.dumps({"questions": [
@@ -114,3 +117,10 @@ def test_hand_written_questions_load_and_fail_loudly(tmp_path: Path) -> None:
         bad.write_text(json.dumps(payload))
         with pytest.raises(QuestionFileError, match=message):
             load_questions(bad)
+
+
+def test_recall_at_k_counts_what_k_hits_can_hold() -> None:
+    targets = [Target(f"f{i}.py") for i in range(52)]
+    ranked = [(f"f{i}.py", 0) for i in range(50)]
+    assert score_ranking(ranked, targets)[4] == 1.0  # 50 of 52, all a list of 50 can hold
+    assert score_ranking(ranked[:40], targets)[4] == 0.8

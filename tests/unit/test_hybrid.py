@@ -10,9 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from kebab_lsp.workspace import Workspace, WorkspaceOptions
+from indexing.settings import Settings
+from kebab_lsp.workspace import Workspace
 from search.hybrid import lexical_weight, oversample, rrf
 from search.types import SearchRequest, SearchUnavailable
+
+pytestmark = pytest.mark.model
 
 CORPUS = {
     "net/fetch.py": '''
@@ -85,7 +88,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text.lstrip())
-    ws = Workspace(root, WorkspaceOptions(index_dir=str(base / "idx"), workers=1))
+    ws = Workspace(root, Settings(index_dir=str(base / "idx"), workers=1))
     ws.indexer.index()
     ws.sync_vectors()
     yield ws
@@ -191,7 +194,7 @@ def test_embedding_cache_survives_reindex_and_rename(tmp_path: Path) -> None:
     for rel, text in CORPUS.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text.lstrip())
-    opts = WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1)
+    opts = Settings(index_dir=str(tmp_path / "idx"), workers=1)
     ws = Workspace(root, opts)
     ws.indexer.index()
     first = ws.sync_vectors()
@@ -216,7 +219,7 @@ def test_embedding_cache_survives_reindex_and_rename(tmp_path: Path) -> None:
 
 def test_missing_model_degrades_auto_and_fails_explicit_modes(tmp_path: Path,
                                                               corpus: Workspace) -> None:
-    ws = Workspace(corpus.root, WorkspaceOptions(index_dir=str(tmp_path / "idx"),
+    ws = Workspace(corpus.root, Settings(index_dir=str(tmp_path / "idx"),
                                                  model_dir=str(tmp_path / "no-model")))
     ws.indexer.index()
     assert ws.sync_vectors() is None
@@ -233,7 +236,7 @@ def test_missing_model_degrades_auto_and_fails_explicit_modes(tmp_path: Path,
 def test_deleted_vector_table_degrades_then_recovers(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     shutil.copytree(Path(__file__).parent.parent / "fixtures" / "sample_repo", root)
-    ws = Workspace(root, WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1))
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1))
     ws.indexer.index()
     ws.sync_vectors()
     shutil.rmtree(ws.index_dir / "vectors")
@@ -253,7 +256,7 @@ def test_deleted_vector_table_degrades_then_recovers(tmp_path: Path) -> None:
 def test_incomplete_embeddings_are_reported(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     shutil.copytree(Path(__file__).parent.parent / "fixtures" / "sample_repo", root)
-    ws = Workspace(root, WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1))
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1))
     ws.indexer.index()
     calls = iter(range(100))
     ws.sync_vectors(should_stop=lambda: next(calls) > 0)  # stops after the first check
@@ -274,7 +277,7 @@ def test_first_paths_are_embedded_first(tmp_path: Path) -> None:
     for i in range(files):
         body = "".join(f"def fn_{i}_{j}(x):\n    return x + {j}\n\n" for j in range(per_file))
         (root / f"m{i:02}.py").write_text(body)
-    ws = Workspace(root, WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1))
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1))
     ws.indexer.index()
     last = f"m{files - 1:02}.py"
     written: list[int] = []

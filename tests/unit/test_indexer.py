@@ -9,6 +9,7 @@ from pathlib import Path
 import apsw
 
 from indexing.schema import SCHEMA_VERSION
+from indexing.settings import Settings
 from indexing.store import Store
 from kebab_lsp.workspace import Workspace
 from search.types import SearchRequest
@@ -41,14 +42,23 @@ def test_touched_but_unchanged_file_is_not_rewritten(workspace: Workspace) -> No
     assert again.unchanged == 6
 
 
+def chunk_ids(workspace: Workspace, path: str) -> set[str]:
+    return {r[0] for r in workspace.store.conn.execute(
+        "SELECT c.chunk_id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path=?",
+        (path,))}
+
+
 def test_changed_file_rows_are_replaced(workspace: Workspace) -> None:
     path = workspace.root / "src/users/store.py"
+    old_ids = chunk_ids(workspace, "src/users/store.py")
     path.write_text(path.read_text().replace("def add_user", "def insert_user"))
     summary = workspace.indexer.index()
     assert (summary.changed, summary.unchanged) == (1, 5)
+    assert summary.written_paths == ["src/users/store.py"]
     names = symbols_of(workspace, "src/users/store.py")
     assert "UserStore.insert_user" in names and "UserStore.add_user" not in names
-    assert summary.removed_chunk_ids  # the old chunks are reported for vector cleanup
+    new_ids = chunk_ids(workspace, "src/users/store.py")
+    assert old_ids - new_ids  # the changed chunk's old row is gone
 
 
 def test_deleted_file_rows_go(workspace: Workspace) -> None:
@@ -62,6 +72,7 @@ def test_deleted_file_rows_go(workspace: Workspace) -> None:
 def test_rename_moves_rows_without_extraction(workspace: Workspace) -> None:
     before = {r.symbol.qualified_name for r in workspace.store.all_symbols()
               if r.path == "web/api.ts"}
+    old_ids = chunk_ids(workspace, "web/api.ts")
     os.rename(workspace.root / "web/api.ts", workspace.root / "web/client.ts")
     summary = workspace.indexer.index()
     assert (summary.renamed, summary.new, summary.deleted) == (1, 0, 0)
@@ -69,8 +80,8 @@ def test_rename_moves_rows_without_extraction(workspace: Workspace) -> None:
     assert set(symbols_of(workspace, "web/client.ts")) == before
     hit = workspace.searcher.search(SearchRequest("getUserById")).hits[0]
     assert hit.path == "web/client.ts"
-    assert set(summary.renamed_chunk_ids) and all(
-        a != b for a, b in summary.renamed_chunk_ids.items())
+    new_ids = chunk_ids(workspace, "web/client.ts")  # ids derive from the path
+    assert new_ids and len(new_ids) == len(old_ids) and not new_ids & old_ids
 
 
 def test_update_paths_for_saved_and_vanished_files(workspace: Workspace) -> None:
@@ -119,3 +130,28 @@ def test_index_lives_outside_the_workspace(workspace: Workspace, index_root: Pat
     assert not any(p.name.endswith(".sqlite3") for p in workspace.root.rglob("*"))
     conn = apsw.Connection(str(workspace.index_dir / "index.sqlite3"))
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_scan_is_a_job_its_owner_steps_and_can_stop(sample_repo: Path, index_root: Path) -> None:
+    """Each step commits at most one batch; a cancelled scan keeps what it committed, and the
+    next scan (incremental) finishes the rest."""
+    from indexing import indexer as indexer_module
+
+    for i in range(5):
+        (sample_repo / f"gen_{i}.py").write_text(f"def generated_{i}():\n    return {i}\n")
+    ws = Workspace(sample_repo, Settings(index_dir=str(index_root), workers=1))
+    batch, indexer_module.BATCH_FILES = indexer_module.BATCH_FILES, 4
+    try:
+        job = ws.indexer.scan()
+        assert job.progress == (0, 0)
+        assert job.step() and job.progress == (0, 11)  # planned, nothing written yet
+        assert job.step() and job.progress == (4, 11)
+        assert ws.store.stats().files == 4
+        job.cancel()
+        assert not job.step() and job.summary.cancelled
+        assert ws.store.stats().files == 4  # what was committed stays
+        rest = ws.indexer.index()
+        assert (rest.new, rest.unchanged) == (7, 4) and ws.store.stats().files == 11
+    finally:
+        indexer_module.BATCH_FILES = batch
+        ws.close()

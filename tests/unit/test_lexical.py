@@ -178,7 +178,7 @@ def test_invalid_params(workspace: Workspace) -> None:
         workspace.searcher.search(SearchRequest(query="x", mode="fuzzy"))
     with pytest.raises(InvalidQuery, match="unbalanced"):
         run(workspace, "x", filters=Filters(path_glob="src/[a.py"))
-    with pytest.raises(InvalidQuery, match="k must be"):
+    with pytest.raises(InvalidQuery, match="'k' must be an integer in 1..500"):
         run(workspace, "x", k=0)
 
 

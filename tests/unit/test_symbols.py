@@ -362,11 +362,12 @@ def test_incremental_index_answers_like_a_full_rebuild(tmp_path: Path) -> None:
     """After saves, the base+delta answer must equal a fresh matcher's, for every query."""
     import shutil
 
-    from kebab_lsp.workspace import Workspace, WorkspaceOptions
+    from indexing.settings import Settings
+    from kebab_lsp.workspace import Workspace
 
     root = tmp_path / "repo"
     shutil.copytree(Path(__file__).parent.parent / "fixtures" / "sample_repo", root)
-    ws = Workspace(root, WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1))
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1))
     ws.indexer.index()
     index = SymbolIndex(ws.store)
     queries = ["", "user", "get", "gubi", "UserStore.get", "Handler", "u", "id", "Guide"]
@@ -391,12 +392,20 @@ def test_incremental_index_answers_like_a_full_rebuild(tmp_path: Path) -> None:
 
 
 def test_large_changes_rebuild_in_the_background(tmp_path: Path) -> None:
+    """The rebuild runs on the runtime's refresher thread; queries meanwhile get the last
+    state."""
+    from indexing.runtime.listener import SilentListener
+    from indexing.runtime.refresher import Refresher
+
     store = Store(tmp_path)
     span = Span(0, 0, 0, 1)
+    refresher = Refresher(SilentListener())
+    refresher.start()
     try:
         _write(store, "a.py", [Symbol("alpha", SymbolKind.FUNCTION, None, "alpha", span, span)])
         building = True
-        index = SymbolIndex(store, max_delta_paths=1, may_serve_stale=lambda: building)
+        index = SymbolIndex(store, max_delta_paths=1, may_serve_stale=lambda: building,
+                            schedule=refresher.submit)
         assert names(index.match("alpha")) == ["alpha"]
         with store.batch():
             for name in ("beta", "gamma"):
@@ -405,8 +414,8 @@ def test_large_changes_rebuild_in_the_background(tmp_path: Path) -> None:
                     Extraction("python", [Symbol(name, SymbolKind.FUNCTION, None, name, span,
                                                  span)], [])))
         answered = index.match("a")  # too much to patch: served from the last state
-        assert "alpha" in names(answered)
-        index.wait_idle()
+        assert "alpha" in names(answered) and "gamma" not in names(answered)
+        assert refresher.wait_idle(30)
         assert names(index.match("gamma")) == ["gamma"]
         assert index.reloads == 2
         building = False  # indexing over: a large change is rebuilt before answering
@@ -418,4 +427,5 @@ def test_large_changes_rebuild_in_the_background(tmp_path: Path) -> None:
                                                  span)], [])))
         assert names(index.match("epsilon")) == ["epsilon"]
     finally:
+        refresher.stop()
         store.close()

@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from indexing.settings import Settings
 from indexing.vectors import VectorStore
-from kebab_lsp.workspace import Workspace, WorkspaceOptions
+from kebab_lsp.workspace import Workspace
+
+pytestmark = pytest.mark.model
 
 SAMPLE = Path(__file__).parent.parent / "fixtures" / "sample_repo"
 
@@ -20,7 +23,7 @@ SAMPLE = Path(__file__).parent.parent / "fixtures" / "sample_repo"
 def synced(tmp_path: Path) -> Iterator[Workspace]:
     root = tmp_path / "repo"
     shutil.copytree(SAMPLE, root)
-    ws = Workspace(root, WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1))
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1))
     ws.indexer.index()
     first = ws.sync_vectors()
     assert first is not None and first.embedded > 0 and not first.cancelled
@@ -42,7 +45,7 @@ def test_no_change_sync_needs_neither_the_diff_nor_the_model(synced: Workspace,
     # in the directory: a sync that had to embed or even load the model would fail.
     empty_model = tmp_path / "elsewhere" / "all-MiniLM-L6-v2-int8"
     empty_model.mkdir(parents=True)
-    again = Workspace(synced.root, WorkspaceOptions(index_dir=synced.options.index_dir,
+    again = Workspace(synced.root, Settings(index_dir=synced.settings.index_dir,
                                                     model_dir=str(empty_model)))
     vindex, before = again.vector_index(), synced.vector_index()
     assert vindex is not None and before is not None
@@ -80,7 +83,7 @@ def test_a_deleted_vector_table_is_rebuilt(synced: Workspace) -> None:
 def test_a_cancelled_sync_is_resumed_not_skipped(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     shutil.copytree(SAMPLE, root)
-    ws = Workspace(root, WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1))
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1))
     ws.indexer.index()
     checks = iter(range(100))
     stopped = ws.sync_vectors(should_stop=lambda: next(checks) > 0)
@@ -100,7 +103,7 @@ def test_another_model_is_not_taken_for_up_to_date(synced: Workspace, tmp_path: 
     other_model.mkdir()
     (other_model / "model.onnx").symlink_to(files.weights)
     (other_model / "tokenizer.json").symlink_to(files.tokenizer_dir / "tokenizer.json")
-    ws = Workspace(synced.root, WorkspaceOptions(index_dir=synced.options.index_dir,
+    ws = Workspace(synced.root, Settings(index_dir=synced.settings.index_dir,
                                                  model_dir=str(other_model)))
     other = ws.vector_index()
     assert other is not None and other.embedder.model_id != vindex.embedder.model_id
@@ -144,7 +147,7 @@ def test_a_cold_sync_embeds_documented_definitions_before_the_rest(tmp_path: Pat
     (root / "z_documented.py").write_text("".join(
         f'def documented_{j}(x):\n    """Scale x by {j}."""\n    return x * {j}\n\n'
         for j in range(20)))
-    ws = Workspace(root, WorkspaceOptions(index_dir=str(tmp_path / "idx"), workers=1))
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1))
     ws.indexer.index()
     written: list[int] = []
     summary = ws.sync_vectors(progress=lambda done, _: written.append(done),

@@ -1,0 +1,143 @@
+"""One workspace folder's index: its store, its indexer and its vectors, configured from the
+settings once, for the server and the command line alike.
+
+The settings that decide what an index holds (its shape: excludes, size cap, model) are
+recorded in it. Opening it with other ones says so, and the next scan brings it in line: a
+scan is incremental, so it adds what the new rules admit and drops what they exclude; vectors
+from another model are dropped before any is reused.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from indexing.discover import DiscoveryOptions
+from indexing.embed import Embedder, ModelSpec, default_model_spec
+from indexing.location import index_dir_for, model_cache_dir
+from indexing.settings import Settings, index_shape
+from indexing.store import Store
+from indexing.vector_index import SyncSummary, VectorIndex
+
+if TYPE_CHECKING:
+    from indexing.indexer import Indexer
+
+_SHAPE_KEY = "index_shape"
+
+_embedders: dict[tuple[str | None, int | None], Embedder] = {}
+_embedders_lock = threading.Lock()
+
+
+def shared_embedder(model_dir: str | None, threads: int | None,
+                    cache_dir: Path | None = None) -> Embedder:
+    """One embedder per model and thread cap per process: the model costs a few hundred ms and
+    ~100 MB to load, and every workspace folder can share it. `cache_dir` keeps the model's
+    optimized graph between processes (`Embedder._build_session`); the first caller's is used,
+    as it only makes loading faster."""
+    key = (model_dir, threads)
+    with _embedders_lock:
+        if key not in _embedders:
+            spec = default_model_spec()
+            if model_dir:
+                spec = ModelSpec(name=Path(model_dir).name or "custom", model_dir=Path(model_dir))
+            _embedders[key] = Embedder(spec, threads=threads, cache_dir=cache_dir)
+        return _embedders[key]
+
+
+class FolderIndex:
+    def __init__(self, root: Path, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        self.root = root.resolve()
+        self.index_dir = index_dir_for(self.root, self.settings.index_dir)
+        self.store = Store(self.index_dir)
+        self._vectors: VectorIndex | None = None
+        self.vector_error: str | None = None if self.settings.embed else "embeddings are off"
+        self._shape = json.dumps(index_shape(self.settings), sort_keys=True)
+        recorded = self.store.meta_value(_SHAPE_KEY)
+        self.shape_note: str | None = None
+        if recorded is not None and recorded != self._shape:
+            was = json.loads(recorded)
+            now = index_shape(self.settings)
+            names = ", ".join(sorted(k for k in now if was.get(k) != now[k]))
+            self.shape_note = (f"the index at {self.index_dir} was built with other settings "
+                               f"({names}); the next scan brings it in line")
+
+    @cached_property
+    def indexer(self) -> Indexer:
+        """Built on first use: tree-sitter, the grammars and the ignore rules cost about 0.1 s
+        to import, and a command-line search over an existing index never needs them."""
+        from indexing.indexer import Indexer
+
+        return Indexer(
+            self.root,
+            self.store,
+            DiscoveryOptions(self.settings.max_file_bytes, self.settings.exclude),
+            workers=self.settings.workers,
+        )
+
+    def record_shape(self) -> None:
+        """After a complete scan: the index now holds what these settings say."""
+        if self.store.meta_value(_SHAPE_KEY) != self._shape:
+            self.store.set_meta(_SHAPE_KEY, self._shape)
+        self.shape_note = None
+
+    def vector_index(self) -> VectorIndex | None:
+        """The vector side, or None (with `vector_error` saying why) when it cannot run."""
+        if self._vectors is None and self.vector_error is None:
+            embedder = shared_embedder(self.settings.model_dir, self.settings.embed_threads,
+                                       model_cache_dir(self.settings.index_dir))
+            self._vectors = VectorIndex(self.store, self.index_dir, embedder)
+        return self._vectors
+
+    def sync_vectors(self, **kwargs: object) -> SyncSummary | None:
+        """Embed what the lexical index has and the vector index lacks; records the lexical
+        version it caught up with, so searches can tell when vectors are stale.
+
+        When neither the lexical index nor the vector table changed since a sync that completed
+        with this model, there is nothing to do, and the diff (every chunk id on both sides) and
+        the model load are skipped: that is most of a no-change `kebab index`."""
+        vindex = self.vector_index()
+        if vindex is None:
+            return None
+        started = time.perf_counter()
+        if self._vectors_current(vindex):
+            return SyncSummary(seconds=time.perf_counter() - started)
+        ok, reason = vindex.embedder.available()
+        if not ok:
+            self.disable_vectors(f"embedding model unavailable: {reason}")
+            return None
+        model = self.store.meta_value("vector_synced_model")
+        if model is not None and model != vindex.embedder.model_id:
+            vindex.vectors.reset()  # another model's vectors would answer nonsense
+        version = self.store.stats().lexical_version
+        summary = vindex.sync(**kwargs)  # type: ignore[arg-type]
+        have, total = vindex.coverage()
+        if not summary.cancelled or have == total:
+            self.store.set_meta("vector_synced_lexical_version", str(version))
+            self.store.set_meta("vector_synced_model", vindex.embedder.model_id)
+        current = vindex.version()
+        if current is not None:
+            self.store.set_meta("vector_version", str(current))
+        return summary
+
+    def _vectors_current(self, vindex: VectorIndex) -> bool:
+        """True only when the last completed sync saw this lexical version, used this model, and
+        left the vector table at the version it still has (nobody wrote, reset or deleted it
+        since). Anything else, including a table that cannot be read, means: run the sync."""
+        meta = self.store.meta_value
+        if meta("vector_synced_lexical_version") != str(self.store.lexical_version()):
+            return False
+        if meta("vector_synced_model") != vindex.embedder.model_id:
+            return False
+        return meta("vector_version") == str(vindex.version())
+
+    def disable_vectors(self, reason: str) -> None:
+        self.vector_error = reason
+        self._vectors = None
+
+    def close(self) -> None:
+        self.store.close()

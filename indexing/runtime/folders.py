@@ -1,0 +1,82 @@
+"""The open workspace folders, and what the runtime knows about each.
+
+A folder's index state is written by one owner each: the writer sets scan progress and the
+count of indexing work queued or running for the folder, the embed scheduler sets embedding
+progress. Everything else (search meta, status requests, the symbol matcher) only reads, through
+`Folder.building` and friends, so "is this folder still building?" has one answer.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from indexing.indexer import IndexSummary
+from indexing.runtime.folder_index import FolderIndex
+from indexing.vector_index import SyncSummary
+
+
+@dataclass(eq=False)
+class Folder:
+    uri: str
+    name: str
+    index: FolderIndex
+    removed: bool = False
+    # Written by the writer only.
+    pending_work: int = 0  # scans and event batches queued or running for this folder
+    progress: tuple[int, int] | None = None  # (files written, files to write) of a scan
+    last_scan: IndexSummary | None = None
+    last_error: str | None = None
+    # Written by the embed scheduler only.
+    embedding: tuple[int, int] | None = None
+    last_sync: SyncSummary | None = None
+    open_paths: set[str] = field(default_factory=set)  # workspace-relative, embedded first
+
+    @property
+    def root(self) -> Path:
+        return self.index.root
+
+    @property
+    def building(self) -> bool:
+        """Indexing work for this folder is queued, pending or running."""
+        return self.pending_work > 0
+
+    def owns(self, path: Path) -> bool:
+        return path == self.root or self.root in path.parents
+
+    def relative(self, path: Path) -> str | None:
+        return path.relative_to(self.root).as_posix() if self.owns(path) else None
+
+
+class FolderRegistry:
+    """Open folders by URI, in the order they were added: the deterministic merge order of
+    multi-root answers."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._folders: dict[str, Folder] = {}
+
+    def add(self, folder: Folder) -> Folder:
+        """The folder registered under its URI: an existing one wins (opening twice is a
+        no-op)."""
+        with self._lock:
+            return self._folders.setdefault(folder.uri, folder)
+
+    def get(self, uri: str) -> Folder | None:
+        with self._lock:
+            return self._folders.get(uri)
+
+    def remove(self, uri: str) -> Folder | None:
+        with self._lock:
+            folder = self._folders.pop(uri, None)
+        if folder is not None:
+            folder.removed = True
+        return folder
+
+    def snapshot(self) -> list[Folder]:
+        with self._lock:
+            return list(self._folders.values())
+
+    def owners(self, path: Path) -> list[Folder]:
+        return [f for f in self.snapshot() if f.owns(path)]

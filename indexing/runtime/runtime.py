@@ -1,0 +1,136 @@
+"""The indexing runtime: every thread that keeps indexes current, with one owner.
+
+The language server and `kebab index` drive this same object: open folders, queue scans, feed
+file events, change settings, wait, stop. It owns three threads and starts and stops them:
+
+- the writer (`writer.py`): every index write, scans interleaved with file events;
+- the embed scheduler (`embedding.py`): vectors, behind the writer, never in its way;
+- the refresher (`refresher.py`): rebuilds of in-memory caches such as the symbol matcher.
+
+It knows nothing about LSP: it reports through a `Listener`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from indexing.runtime.embedding import EmbedScheduler
+from indexing.runtime.events import FileEvent, normalize
+from indexing.runtime.folder_index import FolderIndex
+from indexing.runtime.folders import Folder, FolderRegistry
+from indexing.runtime.listener import Listener
+from indexing.runtime.refresher import Refresher
+from indexing.runtime.writer import Writer
+from indexing.settings import Scope, Settings, changed
+
+
+class Runtime:
+    def __init__(self, listener: Listener, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        self.listener = listener
+        self.registry = FolderRegistry()
+        self.embedder = EmbedScheduler(self.registry, listener)
+        self.refresher = Refresher(listener)
+        self.writer = Writer(self.registry, listener, self._written,
+                             self.settings.debounce_ms / 1000)
+        self._started = False
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if not self._started:
+            self._started = True
+            self.writer.start()
+            self.embedder.start()
+            self.refresher.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop every thread (a running scan or sync stops at its next step) and close every
+        folder's index."""
+        self.writer.stop(timeout)
+        self.embedder.stop(timeout)
+        self.refresher.stop(timeout)
+        for folder in self.registry.snapshot():
+            folder.index.close()
+
+    # -- folders -----------------------------------------------------------------------------
+
+    def add_folder(self, uri: str, name: str, root: Path, scan: bool = True) -> Folder:
+        """Open (or reuse) a folder's index and queue its first scan; cheap, never scans
+        inline. The scan is incremental, so it also finds files changed while we were down."""
+        existing = self.registry.get(uri)
+        if existing is not None:
+            return existing
+        index = FolderIndex(root, self.settings)
+        if index.store.rebuilt_reason:
+            self.listener.warn(f"{index.root}: {index.store.rebuilt_reason}")
+        folder = self.registry.add(Folder(uri=uri, name=name, index=index))
+        if scan:
+            self.writer.scan(folder)
+        return folder
+
+    def remove_folder(self, uri: str) -> Folder | None:
+        """Forget a folder; work on it stops at its next step, and its index is closed once
+        nothing uses it."""
+        return self.registry.remove(uri)
+
+    def folders(self) -> list[Folder]:
+        return self.registry.snapshot()
+
+    def scan(self, folder: Folder, rebuild: bool = False) -> None:
+        self.writer.scan(folder, rebuild)
+
+    # -- settings ----------------------------------------------------------------------------
+
+    def configure(self, settings: Settings) -> list[str]:
+        """The one way settings change. Runtime settings apply at once; settings that shape an
+        index reopen every folder (a new scan brings each in line). Returns what changed."""
+        old, self.settings = self.settings, settings
+        self.writer.set_debounce(settings.debounce_ms / 1000)
+        runtime = changed(old, settings, Scope.RUNTIME)
+        if changed(old, settings, Scope.INDEX) or set(runtime) - {"debounce_ms"}:
+            # A folder's index, indexer and embedder are built from the settings: reopen.
+            for folder in self.registry.snapshot():
+                self.registry.remove(folder.uri)
+                self.add_folder(folder.uri, folder.name, folder.root)
+        return [name for scope in Scope for name in changed(old, settings, scope)]
+
+    # -- file events -------------------------------------------------------------------------
+
+    def changed(self, paths: Iterable[Path]) -> None:
+        self.writer.add(FileEvent("changed", normalize(p)) for p in paths)
+
+    def renamed(self, old: Path, new: Path) -> None:
+        self.writer.add([FileEvent("renamed", normalize(old), normalize(new))])
+
+    def opened(self, path: Path) -> None:
+        """Open files are what the user is looking at: they are embedded first."""
+        path = normalize(path)
+        for folder in self.registry.owners(path):
+            rel = folder.relative(path)
+            if rel:
+                folder.open_paths.add(rel)
+
+    def closed(self, path: Path) -> None:
+        path = normalize(path)
+        for folder in self.registry.owners(path):
+            rel = folder.relative(path)
+            if rel:
+                folder.open_paths.discard(rel)
+
+    # -- waiting -----------------------------------------------------------------------------
+
+    @property
+    def building(self) -> bool:
+        return not self.writer.idle or any(f.building for f in self.registry.snapshot())
+
+    def wait_idle(self, timeout: float | None = None, embedding: bool = False) -> bool:
+        """Wait for indexing (and, with `embedding`, for vectors) to settle."""
+        if not self.writer.wait_idle(timeout):
+            return False
+        return not embedding or self.embedder.wait_idle(timeout)
+
+    def _written(self, folder: Folder, paths: Sequence[str]) -> None:
+        if self.settings.embed:
+            self.embedder.request(folder, paths)

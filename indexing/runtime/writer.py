@@ -1,0 +1,283 @@
+"""The writer: the one thread that writes every folder's index.
+
+Why one thread: the store allows one writer at a time anyway, and a single thread makes the
+order of writes the order of events (a save after a rename lands after the rename). Parsing may
+still fan out to a process pool inside a scan; the event loop never parses or writes.
+
+A scan is a cooperative job (`indexing.indexer.ScanJob`): the writer advances it one committed
+batch at a time and, between batches, applies the due file events of *other* folders, so a
+save in one folder never waits for another folder's cold index. Events of the folder being
+scanned stay queued until its scan ends: applying them mid-scan could be overwritten by the
+scan's older read of the same file. Stopping (shutdown, a removed folder) cancels the job at its
+next step; nothing is raised through anyone's callback.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from indexing.discover import DEFAULT_SKIP_DIRS, IGNORE_FILES
+from indexing.indexer import IndexSummary, ScanJob
+from indexing.runtime.events import Clock, EventQueue, FileEvent
+from indexing.runtime.folders import Folder, FolderRegistry
+from indexing.runtime.listener import Listener, ProgressSink
+
+Written = Callable[[Folder, Sequence[str]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """A queued event and the folders counted as building because of it."""
+
+    event: FileEvent
+    folders: tuple[Folder, ...]
+
+
+@dataclass(slots=True)
+class _Running:
+    folder: Folder
+    job: ScanJob
+    sink: ProgressSink
+    verb: str
+
+
+class Writer:
+    def __init__(self, registry: FolderRegistry, listener: Listener, on_written: Written,
+                 debounce_s: float, clock: Clock = time.monotonic) -> None:
+        self._registry = registry
+        self._listener = listener
+        self._on_written = on_written
+        self._cond = threading.Condition()
+        self._events: EventQueue[_Pending] = EventQueue(debounce_s, clock)
+        self._scans: deque[tuple[Folder, bool]] = deque()
+        self._running: _Running | None = None
+        self._busy = False
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+
+    # -- the owner's side --------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="kebab-writer", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop after the current step; a running scan is cancelled, queued work dropped."""
+        with self._cond:
+            self._stopping = True
+            for folder, _ in self._scans:
+                folder.pending_work -= 1
+            self._scans.clear()
+            self._cond.notify_all()
+        thread = self._thread
+        if thread is not None and thread.is_alive() and threading.current_thread() is not thread:
+            thread.join(timeout)
+
+    def set_debounce(self, seconds: float) -> None:
+        with self._cond:
+            self._events.debounce_s = seconds
+            self._cond.notify_all()
+
+    def scan(self, folder: Folder, rebuild: bool = False) -> None:
+        with self._cond:
+            folder.pending_work += 1
+            self._scans.append((folder, rebuild))
+            self._cond.notify_all()
+
+    def add(self, events: Iterable[FileEvent]) -> None:
+        with self._cond:
+            pending = []
+            for event in events:
+                owners = tuple(f for f in self._registry.snapshot()
+                               if any(f.owns(p) for p in event.paths()))
+                for folder in owners:
+                    folder.pending_work += 1
+                pending.append(_Pending(event, owners))
+            self._events.add(pending)
+            self._cond.notify_all()
+
+    @property
+    def idle(self) -> bool:
+        with self._cond:
+            return self._idle_locked()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        with self._cond:
+            return self._cond.wait_for(self._idle_locked, timeout)
+
+    def _idle_locked(self) -> bool:
+        return (not self._busy and self._running is None and not self._scans
+                and len(self._events) == 0)
+
+    # -- the writer thread ---------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            work = self._next()
+            if work is None:
+                return
+            try:
+                work()
+            except Exception as exc:  # noqa: BLE001 - one bad job must not kill the writer
+                self._listener.log("error", f"indexing failed: {type(exc).__name__}: {exc}")
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+
+    def _next(self) -> Callable[[], None] | None:
+        """Block until there is work; None means stop."""
+        with self._cond:
+            while True:
+                if self._stopping:
+                    running = self._running
+                    if running is not None:
+                        self._busy = True
+                        return lambda: self._finish(running, cancelled=True)
+                    return None
+                if self._running is not None:
+                    self._busy = True
+                    return self._step
+                if self._scans:
+                    folder, rebuild = self._scans.popleft()
+                    self._busy = True
+                    return lambda: self._start(folder, rebuild)
+                due = self._events.take()
+                if due:
+                    self._busy = True
+                    return lambda: self._apply(due)
+                self._cond.wait(self._events.wait_s())
+
+    def _start(self, folder: Folder, rebuild: bool) -> None:
+        if folder.removed:
+            with self._cond:
+                folder.pending_work -= 1
+            return
+        if folder.index.shape_note:
+            self._listener.warn(folder.index.shape_note)
+        verb = "Rebuilding" if rebuild else "Indexing"
+        sink = self._listener.begin(f"{verb} {folder.name}")
+        folder.progress = (0, 0)
+        running = _Running(folder, folder.index.indexer.scan(rebuild), sink, verb)
+        with self._cond:
+            self._running = running
+
+    def _step(self) -> None:
+        running = self._running
+        assert running is not None
+        folder = running.folder
+        if folder.removed:
+            self._finish(running, cancelled=True)
+            return
+        try:
+            more = running.job.step()
+        except Exception as exc:
+            folder.last_error = f"{type(exc).__name__}: {exc}"
+            running.sink.end(f"failed: {exc}")
+            self._listener.log("error", f"indexing {folder.root} failed: {folder.last_error}")
+            self._finish(running, cancelled=True, ended=True)
+            return
+        folder.progress = running.job.progress
+        running.sink.report(*running.job.progress)
+        with self._cond:
+            others = self._events.take(keep=lambda p: folder in p.folders)
+        if others:
+            self._apply(others)
+        if not more:
+            self._finish(running, cancelled=False)
+
+    def _finish(self, running: _Running, cancelled: bool, ended: bool = False) -> None:
+        folder, job = running.folder, running.job
+        job.cancel()
+        summary = job.summary
+        folder.last_scan = summary
+        folder.progress = None
+        if not cancelled:
+            folder.last_error = None
+            folder.index.record_shape()
+            stats = folder.index.store.stats()
+            running.sink.end(f"{stats.files} files, {stats.symbols} symbols")
+            self._listener.log("info", f"{running.verb.lower()} {folder.root}: "
+                                       f"{summary.describe()}")
+            self._on_written(folder, summary.written_paths)
+        elif not ended:
+            running.sink.end("stopped")
+        with self._cond:
+            folder.pending_work -= 1
+            self._running = None
+            self._cond.notify_all()
+
+    def _apply(self, due: list[_Pending]) -> None:
+        try:
+            for folder in self._registry.snapshot():
+                mine = [p.event for p in due if any(folder.owns(x) for x in p.event.paths())]
+                if mine and not folder.removed:
+                    try:
+                        self._apply_folder(folder, mine)
+                    except Exception as exc:  # noqa: BLE001 - other folders go on
+                        folder.last_error = f"{type(exc).__name__}: {exc}"
+                        self._listener.log("error", f"updating {folder.root} failed: "
+                                                    f"{folder.last_error}")
+        finally:
+            with self._cond:
+                for pending in due:
+                    for folder in pending.folders:
+                        folder.pending_work -= 1
+                self._cond.notify_all()
+
+    def _apply_folder(self, folder: Folder, events: list[FileEvent]) -> None:
+        if any(needs_scan(folder, p) for e in events for p in e.paths()):
+            # A directory or an ignore file changed: only a walk knows what that means. The
+            # scan is incremental, so this costs a stat per file.
+            self.scan(folder)
+            return
+        indexer = folder.index.indexer
+        total = IndexSummary()
+        changed: list[Path] = []
+        for event in _expand(folder, events):
+            if event.kind == "renamed" and event.new_path is not None:
+                if changed:
+                    total.absorb(indexer.update_paths(list(dict.fromkeys(changed))))
+                    changed = []
+                total.absorb(indexer.rename_path(event.path, event.new_path))
+            else:
+                changed.append(event.path)
+        if changed:
+            total.absorb(indexer.update_paths(list(dict.fromkeys(changed))))
+        if total.new or total.changed or total.deleted or total.renamed:
+            self._listener.log("info", f"updated {folder.root}: {total.describe()}")
+            rel = [r for e in events for p in e.paths() if (r := folder.relative(p))]
+            self._on_written(folder, rel)
+
+
+def needs_scan(folder: Folder, path: Path) -> bool:
+    """An event only a walk can interpret: a directory, or a file of ignore rules."""
+    if not folder.owns(path) or path == folder.root:
+        return False
+    parts = path.relative_to(folder.root).parts
+    if parts[-3:] == (".git", "info", "exclude") and len(parts) == 3:
+        return True
+    if any(p in DEFAULT_SKIP_DIRS for p in parts):
+        return False
+    return path.name in IGNORE_FILES or path.is_dir()
+
+
+def _expand(folder: Folder, events: list[FileEvent]) -> list[FileEvent]:
+    """A deleted directory arrives as one event: turn it into its indexed files."""
+    out: list[FileEvent] = []
+    states: list[str] | None = None
+    for event in events:
+        if event.kind == "changed" and not event.path.exists():
+            rel = folder.relative(event.path)
+            if rel and rel != ".":
+                if states is None:
+                    states = sorted(folder.index.store.file_states())
+                under = [p for p in states if p.startswith(rel + "/")]
+                out.extend(FileEvent("changed", folder.root / p) for p in under)
+        out.append(event)
+    return out

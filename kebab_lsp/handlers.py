@@ -1,0 +1,269 @@
+"""Every LSP method the server answers, one short function each, registered in one place
+(`create_server`).
+
+A handler turns protocol types into domain types, calls the session or the runtime, and turns
+the answer back; ranking, SQL and threads live elsewhere. pygls passes the server as the first
+argument (named `ls`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.uris import to_fs_path
+
+from indexing.settings import SECTION, is_setting, plain
+from kebab_lsp.convert import folder_status_wire, result_wire, workspace_symbol
+from kebab_lsp.server import KebabServer
+from search.request import parse_request
+from search.types import InvalidQuery, SearchUnavailable
+
+F = TypeVar("F", bound=Callable[..., Any])
+REINDEX = "kebab.reindex"
+WATCHER_REGISTRATION_ID = "kebab/watched-files"
+PARTIAL_BATCH = 50
+#: LSP's RequestFailed: the request was well formed, but the server cannot do what it asks.
+REQUEST_FAILED = -32803
+_ALL_FILES = types.FileOperationRegistrationOptions(filters=[types.FileOperationFilter(
+    pattern=types.FileOperationPattern(glob="**/*"), scheme="file")])
+_HANDLERS: list[tuple[str, Any, Callable[..., Any]]] = []
+_converter = get_converter()
+
+
+def handles(method: str, options: Any = None) -> Callable[[F], F]:
+    def register(func: F) -> F:
+        _HANDLERS.append((method, options, func))
+        return func
+
+    return register
+
+
+def create_server() -> KebabServer:
+    """The server with every handler registered: the one place the surface is assembled."""
+    server = KebabServer()
+    for method, options, func in _HANDLERS:
+        server.feature(method, options)(func)
+    server.command(REINDEX)(reindex)
+    return server
+
+
+# -- start-up and shutdown ----------------------------------------------------------------------
+
+
+@handles(types.INITIALIZE)
+def initialize(ls: KebabServer, params: types.InitializeParams) -> None:
+    """Only reads settings (the client waits on this); folders open on `initialized`."""
+    warnings, _ = ls.session.configure(params.initialization_options)
+    for warning in warnings:
+        ls.warn_user(warning)  # queued until the client is ready to hear it
+    folders = list(params.workspace_folders or [])
+    root = params.root_uri or (Path(params.root_path).as_uri() if params.root_path else None)
+    if not folders and root:
+        folders = [types.WorkspaceFolder(uri=root, name=_name(root))]
+    ls.pending_folders = folders
+
+
+@handles(types.INITIALIZED)
+async def initialized(ls: KebabServer, params: types.InitializedParams) -> None:
+    ls.ready()
+    if not ls.pending_folders:
+        ls.log("warning", "no workspace folder: nothing to index")
+    for folder in ls.pending_folders:
+        _open_folder(ls, folder.uri, folder.name)
+    ls.pending_folders = []
+    # Folders first: file events that arrived before now find their folder when the writer
+    # starts, instead of being dropped as belonging to none.
+    ls.session.runtime.start()
+    await _register_watchers(ls)
+
+
+@handles(types.SHUTDOWN)
+async def shutdown(ls: KebabServer, params: Any) -> None:
+    # Joining the runtime's threads can take a moment: off the loop, so replies keep flowing.
+    await asyncio.get_running_loop().run_in_executor(None, ls.close)
+
+
+@handles(types.EXIT)
+def exit_(ls: KebabServer, params: Any) -> None:
+    ls.close()
+
+
+# -- configuration and folders ------------------------------------------------------------------
+
+
+@handles(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: KebabServer,
+                                   params: types.DidChangeConfigurationParams) -> None:
+    raw = plain(params.settings)
+    if not raw and ls.client_supports("workspace.configuration"):
+        answer = await ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)]))
+        raw = plain(answer[0]) if answer else None
+    if isinstance(raw, dict) and raw and SECTION not in raw and not any(map(is_setting, raw)):
+        return  # another extension's section: not ours to judge
+    warnings, changed = ls.session.configure(raw)
+    for warning in warnings:
+        ls.warn_user(warning)
+    if changed:
+        ls.log("info", f"settings changed: {', '.join(changed)}")
+
+
+@handles(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+def did_change_folders(ls: KebabServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    for removed in params.event.removed or []:
+        if ls.session.runtime.remove_folder(removed.uri) is not None:
+            ls.log("info", f"closed workspace folder {removed.uri}")
+    for added in params.event.added or []:
+        _open_folder(ls, added.uri, added.name)
+
+
+# -- keeping the index current ------------------------------------------------------------------
+
+
+@handles(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+def did_save(ls: KebabServer, params: types.DidSaveTextDocumentParams) -> None:
+    ls.session.runtime.changed(_paths([params.text_document.uri]))
+
+
+@handles(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: KebabServer, params: types.DidChangeWatchedFilesParams) -> None:
+    ls.session.runtime.changed(_paths(c.uri for c in params.changes))
+
+
+@handles(types.WORKSPACE_DID_CREATE_FILES, _ALL_FILES)
+def did_create_files(ls: KebabServer, params: types.CreateFilesParams) -> None:
+    ls.session.runtime.changed(_paths(f.uri for f in params.files))
+
+
+@handles(types.WORKSPACE_DID_DELETE_FILES, _ALL_FILES)
+def did_delete_files(ls: KebabServer, params: types.DeleteFilesParams) -> None:
+    ls.session.runtime.changed(_paths(f.uri for f in params.files))
+
+
+@handles(types.WORKSPACE_DID_RENAME_FILES, _ALL_FILES)
+def did_rename_files(ls: KebabServer, params: types.RenameFilesParams) -> None:
+    for rename in params.files:
+        old, new = _paths([rename.old_uri]), _paths([rename.new_uri])
+        if old and new:
+            ls.session.runtime.renamed(old[0], new[0])
+
+
+@handles(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: KebabServer, params: types.DidOpenTextDocumentParams) -> None:
+    for path in _paths([params.text_document.uri]):
+        ls.session.runtime.opened(path)
+
+
+@handles(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: KebabServer, params: types.DidCloseTextDocumentParams) -> None:
+    for path in _paths([params.text_document.uri]):
+        ls.session.runtime.closed(path)
+
+
+# -- answers ------------------------------------------------------------------------------------
+
+
+@handles(types.WORKSPACE_SYMBOL, types.WorkspaceSymbolOptions(resolve_provider=False))
+async def workspace_symbols(ls: KebabServer,
+                            params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+    try:
+        matches = await ls.run_query(lambda stop: ls.session.symbols(params.query, stop))
+    except InvalidQuery as exc:
+        raise JsonRpcInvalidParams(str(exc)) from exc
+    symbols = [workspace_symbol(m, params.query) for m in matches]
+    token = params.partial_result_token
+    if token is None:
+        return symbols
+    # Partial results go out as `$/progress` on the client's token; the response is then
+    # empty, as the spec asks.
+    for start in range(0, len(symbols), PARTIAL_BATCH):
+        batch = _converter.unstructure(symbols[start : start + PARTIAL_BATCH])
+        ls.progress(types.ProgressParams(token=token, value=batch))
+    return []
+
+
+@handles("kebab/search")
+async def search(ls: KebabServer, params: Any = None) -> dict[str, Any]:
+    try:
+        req = parse_request(params, ls.session.settings)
+        result = await ls.run_query(lambda stop: ls.session.search(req, stop))
+    except InvalidQuery as exc:
+        raise JsonRpcInvalidParams(str(exc)) from exc
+    except SearchUnavailable as exc:
+        raise JsonRpcException(str(exc), code=REQUEST_FAILED) from exc
+    return result_wire(result, explain=req.explain)
+
+
+@handles("kebab/status")
+async def status(ls: KebabServer, params: Any = None) -> dict[str, Any]:
+    """Editors poll this for a status bar: counters only, read off the loop."""
+    folders = ls.session.folders()
+    listed = await ls.run_query(lambda stop: [folder_status_wire(f) for f in folders])
+    # Read after the folder stats: a job finishing in between then shows as not building
+    # with final counts, never as idle with stale ones.
+    return {"folders": listed, "building": ls.session.runtime.building}
+
+
+def reindex(ls: KebabServer, *args: Any) -> dict[str, Any]:
+    """`kebab.reindex [folder URI ...]`: rebuild from scratch (every folder when none is named);
+    answers at once, progress follows through `$/progress`."""
+    uris = [a for a in args if a is not None]
+    if not all(isinstance(a, str) for a in uris):
+        raise JsonRpcInvalidParams(f"{REINDEX} takes workspace folder URIs (strings)")
+    try:
+        folders = ls.session.reindex(uris)
+    except KeyError as exc:
+        raise JsonRpcInvalidParams(f"not an open workspace folder: {exc.args[0]}") from exc
+    ls.log("info", f"rebuilding {len(folders)} folder(s) from scratch")
+    return {"queued": [str(f.root) for f in folders]}
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _paths(uris: Any) -> list[Path]:
+    return [Path(p) for u in uris if u.startswith("file:") and (p := to_fs_path(u))]
+
+
+def _name(uri: str) -> str:
+    return uri.rstrip("/").rsplit("/", 1)[-1] or uri
+
+
+def _open_folder(ls: KebabServer, uri: str, name: str) -> None:
+    path = to_fs_path(uri)
+    if path is None or not Path(path).is_dir():
+        ls.warn_user(f"kebab: workspace folder {uri} is not a local directory; skipped")
+        return
+    try:
+        folder = ls.session.open_folder(uri, name or _name(uri), Path(path))
+    except Exception as exc:  # noqa: BLE001 - one unusable folder must not stop the rest
+        ls.warn_user(f"kebab: cannot open an index for {path}: {exc}")
+        return
+    ls.log("info", f"opened {folder.root} (index: {folder.index.index_dir})")
+
+
+async def _register_watchers(ls: KebabServer) -> None:
+    """Changes made outside the editor (git checkout, formatters) arrive as watched-file
+    events; only clients that allow dynamic registration can be asked for them."""
+    if not ls.client_supports("workspace.did_change_watched_files.dynamic_registration"):
+        ls.log("info", "client cannot register file watchers dynamically; relying on didSave "
+                       "and file operation events")
+        return
+    options = types.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[types.FileSystemWatcher(glob_pattern="**/*")])
+    registration = types.Registration(id=WATCHER_REGISTRATION_ID,
+                                      method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                      register_options=options)
+    try:
+        await ls.client_register_capability_async(
+            types.RegistrationParams(registrations=[registration]))
+    except Exception as exc:  # noqa: BLE001 - a refusal only loses the watcher
+        ls.log("warning", f"could not register file watchers: {exc}")
+    else:
+        ls.log("info", "registered workspace/didChangeWatchedFiles for **/*")
