@@ -30,11 +30,6 @@ class SearchUnavailable(RuntimeError):
     message says why and what to do."""
 
 
-#: The name kebab_lsp still imports; the type is `indexing.filters.Filters`, which both stores
-#: apply. Remove once kebab_lsp imports `Filters`.
-SearchFilters = Filters
-
-
 @dataclass(frozen=True, slots=True)
 class SearchRequest:
     query: str
