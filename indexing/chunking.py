@@ -61,10 +61,6 @@ def join_lines(lines: list[str], start: int, end: int) -> str:
     return "\n".join(clean_line(lines[i]) for i in range(start, end + 1))
 
 
-def is_blank(lines: list[str], start: int, end: int) -> bool:
-    return not any(lines[i].strip() for i in range(start, end + 1))
-
-
 def trim_blank(lines: list[str], start: int, end: int) -> LineSpan | None:
     """The span without its leading and trailing blank lines, or None if all are blank."""
     while start <= end and not lines[start].strip():

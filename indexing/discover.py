@@ -38,7 +38,6 @@ LOCKFILES = frozenset(
     }
 )
 MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".min.css", ".bundle.js", ".js.map", ".css.map")
-IGNORE_FILES = (".gitignore", ".kebabignore")
 
 
 class SkipReason:
@@ -57,8 +56,27 @@ class SkipReason:
     NOT_REGULAR = "not_regular"
 
 
+#: The files whose lines decide what is skipped, each with the reason its skips report. A bare
+#: name is read in every folder and speaks for that folder and below (`.kebabignore` after
+#: `.gitignore`, so it has the last word); a path is read at the workspace root only.
+IGNORE_FILES: dict[str, str] = {
+    ".git/info/exclude": SkipReason.GITIGNORE,
+    ".gitignore": SkipReason.GITIGNORE,
+    ".kebabignore": SkipReason.KEBABIGNORE,
+}
+_PER_FOLDER = tuple((name, why) for name, why in IGNORE_FILES.items() if "/" not in name)
+_AT_ROOT = tuple((path, why) for path, why in IGNORE_FILES.items() if "/" in path)
+
+
+def is_ignore_file(rel_path: str) -> bool:
+    """Whether a workspace-relative, `/`-separated path is one of `IGNORE_FILES`: when it
+    changes, what is indexed below its folder may change, so the folder is walked again."""
+    name = rel_path.rsplit("/", 1)[-1]
+    return rel_path in IGNORE_FILES or any(name == n for n, _ in _PER_FOLDER)
+
+
 @dataclass(frozen=True, slots=True)
-class Candidate:
+class DiscoveredFile:
     """A file that passed the path rules; content checks happen when it is read."""
 
     path: str  # workspace-relative, '/'-separated
@@ -67,9 +85,13 @@ class Candidate:
     mtime_ns: int
 
 
+#: The name indexing/indexer.py still imports; remove once it imports `DiscoveredFile`.
+Candidate = DiscoveredFile
+
+
 @dataclass(slots=True)
 class Discovery:
-    candidates: list[Candidate] = field(default_factory=list)
+    candidates: list[DiscoveredFile] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
 
     def skip(self, path: str, reason: str) -> None:
@@ -110,8 +132,7 @@ def _load_spec(path: Path) -> pathspec.PathSpec | None:
 
 def _dir_rules(parent: _Rules, directory: Path, rel: str) -> _Rules:
     added = []
-    pairs = ((".gitignore", SkipReason.GITIGNORE), (".kebabignore", SkipReason.KEBABIGNORE))
-    for name, why in pairs:
+    for name, why in _PER_FOLDER:
         spec = _load_spec(directory / name)
         if spec is not None:
             added.append((rel, why, spec))
@@ -126,9 +147,10 @@ def _root_rules(root: Path, options: DiscoveryOptions) -> _Rules:
         specs.append(
             ("", SkipReason.EXCLUDE, pathspec.GitIgnoreSpec.from_lines(options.extra_excludes))
         )
-    exclude = _load_spec(root / ".git" / "info" / "exclude")
-    if exclude is not None:
-        specs.append(("", SkipReason.GITIGNORE, exclude))
+    for path, why in _AT_ROOT:
+        spec = _load_spec(root / path)
+        if spec is not None:
+            specs.append(("", why, spec))
     return _dir_rules(_Rules(tuple(specs)), root, "")
 
 
@@ -177,7 +199,8 @@ def discover(root: Path, options: DiscoveryOptions | None = None) -> Discovery:
         if st.st_size > options.max_bytes:
             result.skip(rel, SkipReason.TOO_LARGE)
             continue
-        result.candidates.append(Candidate(rel, Path(entry.path), st.st_size, st.st_mtime_ns))
+        result.candidates.append(
+            DiscoveredFile(rel, Path(entry.path), st.st_size, st.st_mtime_ns))
     result.candidates.sort(key=lambda c: c.path)
     result.skipped.sort()
     return result

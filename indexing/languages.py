@@ -3,9 +3,14 @@
 Grammars come from the per-language PyPI wheels (nothing is fetched at run time). Definition
 queries are each wheel's own `queries/tags.scm`, read from the installed package so that we
 track the grammar's authors, reduced to its `@definition.*` patterns (the reference patterns
-would only cost match time), followed by our supplementary `queries/<lang>.scm`. The
-extractor relies on that order: pattern indices at or above `DefinitionQuery.base_count` are
-ours and win over the wheel's when both describe the same name.
+would only cost match time), followed by our supplementary patterns. The extractor relies on
+that order: pattern indices at or above `DefinitionQuery.base_count` are ours and win over the
+wheel's when both describe the same name.
+
+Our patterns and rules live in `queries/`, one pair of files per language: `<lang>.scm` holds
+patterns, `<lang>.toml` (optional) the rules the extractor applies beyond them (see
+`LanguageRules`). A language that `extends` another (C++ extends C, TSX extends TypeScript)
+gets its parent's patterns first, then its own, and its parent's rules unless it sets them.
 
 `Parser` is not thread-safe and `Query` compilation is the expensive part, so parsers and
 queries are cached per thread; `Language` objects are immutable and shared by the process.
@@ -17,11 +22,14 @@ import importlib
 import importlib.resources
 import logging
 import os
+import re
 import threading
+import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from functools import cache
 from pathlib import Path
+from typing import Any, Literal
 
 from tree_sitter import Language, Parser, Query
 
@@ -83,13 +91,73 @@ _BASE_TAGS: dict[str, tuple[str, ...]] = {
     "markdown": (),
 }
 
-#: Languages whose grammar reads a programming language (Markdown is a document format).
-CODE_LANGUAGES: frozenset[str] = frozenset(_GRAMMARS) - {"markdown"}
-
-#: Our supplementary query file per language (TSX shares TypeScript's).
-_OWN_QUERY: dict[str, str] = {lang: lang for lang in _GRAMMARS} | {"tsx": "typescript"}
-
 _QUERY_DIR = Path(__file__).parent / "queries"
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageRules:
+    """What differs between languages beyond their query patterns, read from
+    `queries/<lang>.toml`. Every field defaults to what most languages want, so a file only
+    says how its language is different."""
+
+    #: A language whose patterns (and rules) this one starts from.
+    extends: str | None = None
+    #: `markdown` builds an outline from headings; `code` resolves definition patterns.
+    extractor: Literal["code", "markdown"] = "code"
+    #: Where a definition's documentation is: the comments directly above it, or a docstring.
+    doc: Literal["comments", "docstring"] = "comments"
+    #: A comment above a definition documents it only if this matches its start (Rust: `///`,
+    #: `/**`); None: every comment does.
+    doc_comment: re.Pattern[str] | None = None
+    #: A top-level node whose first named child names the package that qualifies every
+    #: definition (Go's `package` clause).
+    package_node: str | None = None
+    #: Definition nodes whose `receiver` field names the type a method belongs to (Go).
+    receiver_nodes: frozenset[str] = frozenset()
+    #: A method named like its container is its constructor (C++).
+    constructor_named_like_container: bool = False
+
+
+_RULE_TYPES: dict[str, type] = {
+    "extends": str, "extractor": str, "doc": str, "doc_comment": str, "package_node": str,
+    "receiver_nodes": list, "constructor_named_like_container": bool,
+}
+_RULE_CHOICES: dict[str, tuple[str, ...]] = {
+    "extractor": ("code", "markdown"), "doc": ("comments", "docstring"),
+}
+
+
+@cache
+def language_rules(lang: str) -> LanguageRules:
+    """The rules for `lang` (its parent's, overridden by its own file); raises ValueError
+    naming the file when the file says something this loader does not know."""
+    path = _QUERY_DIR / f"{lang}.toml"
+    raw: dict[str, Any] = tomllib.loads(path.read_text("utf-8")) if path.is_file() else {}
+    for key, value in raw.items():
+        expected = _RULE_TYPES.get(key)
+        if expected is None:
+            known = ", ".join(f.name for f in fields(LanguageRules))
+            raise ValueError(f"{path}: unknown rule {key!r}; known: {known}")
+        valid = isinstance(value, expected) and value in _RULE_CHOICES.get(key, (value,))
+        if key == "receiver_nodes":
+            valid = valid and all(isinstance(v, str) for v in value)
+        if key == "extends":
+            valid = valid and value in _GRAMMARS and value != lang
+        if not valid:
+            raise ValueError(f"{path}: {key} = {value!r} is not valid")
+    parent = raw.get("extends")
+    base = language_rules(parent) if parent else LanguageRules()
+    if "doc_comment" in raw:
+        raw["doc_comment"] = re.compile(raw["doc_comment"])
+    if "receiver_nodes" in raw:
+        raw["receiver_nodes"] = frozenset(raw["receiver_nodes"])
+    return replace(base, **raw)
+
+
+#: Languages whose grammar reads a programming language (Markdown is a document format).
+CODE_LANGUAGES: frozenset[str] = frozenset(
+    lang for lang in _GRAMMARS if language_rules(lang).extractor == "code"
+)
 
 
 def language_for_path(path: str) -> str | None:
@@ -156,7 +224,12 @@ def _compile(lang: str) -> DefinitionQuery:
 
 
 def own_query_source(lang: str) -> str:
-    return (_QUERY_DIR / f"{_OWN_QUERY[lang]}.scm").read_text(encoding="utf-8")
+    """Our patterns for `lang`: its parent's (if it extends one), then those of its own file
+    (if it has one)."""
+    parent = language_rules(lang).extends
+    path = _QUERY_DIR / f"{lang}.scm"
+    own = path.read_text(encoding="utf-8") if path.is_file() else ""
+    return "\n".join(s for s in (own_query_source(parent) if parent else "", own) if s)
 
 
 @cache

@@ -100,6 +100,11 @@ class Chunk:
         return chunk_id_for(path, self.start_line, self.text)
 
 
+def text_hash(text: str) -> str:
+    """The key of a text wherever it is stored by content: chunks, vectors, the vector cache."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
 def chunk_id_for(path: str, start_line: int, text: str) -> str:
     digest = hashlib.blake2b(digest_size=8)
     digest.update(path.encode("utf-8", "surrogatepass"))

@@ -7,15 +7,15 @@ which is cheaper and safer than migrating an index that can always be rebuilt fr
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 5
+from indexing.text import FTS_TOKENIZER
+
+# 6: identifier parts are split in every script (`getGrößeInPixel` -> `get größe in pixel`),
+#    not only in ASCII.
+SCHEMA_VERSION = 6
 
 # Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
 # order of `chunks_fts`: names, parts, path, body).
 FTS_WEIGHTS = (10.0, 4.0, 2.0, 1.0)
-
-# `porter` so prose finds inflections; `tokenchars '_'` so snake_case stays one token and the
-# exact identifier can outrank its parts, which live in the `parts` column.
-CODE_TOKENIZER = "porter unicode61 remove_diacritics 2 tokenchars '_'"
 
 DDL = f"""
 CREATE TABLE IF NOT EXISTS meta(
@@ -75,7 +75,7 @@ CREATE INDEX IF NOT EXISTS chunks_symbol ON chunks(symbol_id);
 CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks(text_hash);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     names, parts, path, body,
-    tokenize="{CODE_TOKENIZER}",
+    tokenize="{FTS_TOKENIZER}",
     content='', contentless_delete=1
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS text_trigram USING fts5(
@@ -97,3 +97,39 @@ CREATE TABLE IF NOT EXISTS embed_cache(
     PRIMARY KEY(model, text_hash)
 ) WITHOUT ROWID;
 """
+
+# -- The LanceDB vector table (`vectors/chunks.lance`) ---------------------------------------
+#
+# Versioned apart from SQLite: a SQLite rebuild costs seconds, a vector rebuild can cost minutes
+# of embedding, so one must not force the other. Bump `VECTOR_SCHEMA_VERSION` whenever a
+# column, its type or the meaning of a stored value changes: the table carries the version that
+# wrote it, and a table of another version is dropped and rebuilt by the next sync (from the
+# embedding cache where it can), never read as if it were this one.
+#
+# 1: chunk_id, path, lang, kind, text_hash, vector: one vector per chunk.
+# 2: key and surface added: a chunk has a `code` vector and, when it leads a definition, a
+#    `summary` vector.
+VECTOR_SCHEMA_VERSION = 2
+
+#: The table's columns in order, as (name, type); `vector` is a fixed-size list of float32 as
+#: long as the model's vectors.
+VECTOR_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("key", "string"),
+    ("chunk_id", "string"),
+    ("surface", "string"),
+    ("path", "string"),
+    ("lang", "string"),
+    ("kind", "string"),
+    ("text_hash", "string"),
+    ("vector", "vector"),
+)
+
+#: Where the table's schema metadata records the version that wrote it.
+VECTOR_SCHEMA_KEY = "kebab.vector_schema_version"
+
+#: Tables written before the version was recorded carry none; their columns tell which
+#: version wrote them.
+UNSTAMPED_VECTOR_VERSIONS: dict[tuple[str, ...], int] = {
+    ("chunk_id", "path", "lang", "kind", "text_hash", "vector"): 1,
+    ("key", "chunk_id", "surface", "path", "lang", "kind", "text_hash", "vector"): 2,
+}

@@ -140,6 +140,9 @@ class SyncSummary:
     total: int = 0
     seconds: float = 0.0
     cancelled: bool = False
+    #: Why the vector table was dropped and rebuilt by this sync (another schema version, a
+    #: deleted or unreadable table), or None when it was not: worth telling the user.
+    rebuilt: str | None = None
 
 
 class VectorIndex:
@@ -177,11 +180,14 @@ class VectorIndex:
         """Embed what is missing and drop what is orphaned. Files in `first_paths` (open or
         just saved) are embedded first. Stops between batches when `should_stop` says so."""
         with self._sync_lock:
+            stop, first = should_stop or (lambda: False), set(first_paths)
             try:
-                return self._sync(progress, should_stop or (lambda: False), set(first_paths))
-            except VectorStoreUnavailable:
+                return self._sync(progress, stop, first)
+            except VectorStoreUnavailable as exc:
                 self.vectors.reset()
-                return self._sync(progress, should_stop or (lambda: False), set(first_paths))
+                summary = self._sync(progress, stop, first)
+                summary.rebuilt = str(exc)
+                return summary
 
     def _sync(self, progress: ProgressFn | None, stop: StopFn, first: set[str]) -> SyncSummary:
         started = time.perf_counter()

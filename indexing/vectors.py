@@ -30,6 +30,12 @@ import numpy as np
 import numpy.typing as npt
 
 from indexing.lance_core import CoreTable
+from indexing.schema import (
+    UNSTAMPED_VECTOR_VERSIONS,
+    VECTOR_COLUMNS,
+    VECTOR_SCHEMA_KEY,
+    VECTOR_SCHEMA_VERSION,
+)
 
 # lancedb 0.40 reads LANCEDB_LOG (LANCE_LOG is the older pylance name); both must be set
 # before the native module loads, or each search logs a deprecation warning to stderr.
@@ -42,6 +48,11 @@ _DELETE_CHUNK = 1000
 
 class VectorStoreUnavailable(Exception):
     """The vector store cannot serve; the message says why. `reset()` is the way back."""
+
+
+class VectorSchemaMismatch(VectorStoreUnavailable):
+    """The table was written by another schema version or for vectors of another length: it
+    must be rebuilt, not read. The message says which, and is the reason a sync reports."""
 
 
 class InvalidFilter(ValueError):
@@ -105,18 +116,37 @@ def sql_where(
 
 
 def _schema(pa: Any, dim: int) -> Any:
-    return pa.schema(
-        [
-            ("key", pa.string()),
-            ("chunk_id", pa.string()),
-            ("surface", pa.string()),
-            ("path", pa.string()),
-            ("lang", pa.string()),
-            ("kind", pa.string()),
-            ("text_hash", pa.string()),
-            ("vector", pa.list_(pa.float32(), dim)),
-        ]
-    )
+    """`indexing.schema`'s columns as Arrow types, stamped with the schema version."""
+    types = {"string": pa.string(), "vector": pa.list_(pa.float32(), dim)}
+    return pa.schema([(name, types[kind]) for name, kind in VECTOR_COLUMNS],
+                     metadata={VECTOR_SCHEMA_KEY: str(VECTOR_SCHEMA_VERSION)})
+
+
+def schema_version(schema: Any) -> int | None:
+    """The version that wrote a table of this Arrow schema: its stamp, or for a table written
+    before stamps, the version its columns belong to; None when neither says."""
+    stamp = (schema.metadata or {}).get(VECTOR_SCHEMA_KEY.encode())
+    if stamp is not None:
+        try:
+            return int(stamp)
+        except ValueError:
+            return None
+    return UNSTAMPED_VECTOR_VERSIONS.get(tuple(schema.names))
+
+
+def _check_schema(found: Any, expected: Any, where: Path) -> None:
+    """Raise `VectorSchemaMismatch` unless a table of schema `found` reads as `expected`."""
+    version = schema_version(found)
+    if version != VECTOR_SCHEMA_VERSION:
+        written = "an unknown schema version" if version is None else f"schema version {version}"
+        raise VectorSchemaMismatch(
+            f"vector table {where} was written by {written} (columns "
+            f"{', '.join(found.names)}); this version of kebab reads version "
+            f"{VECTOR_SCHEMA_VERSION}, so it is rebuilt")
+    if not found.equals(expected):  # same version: only the vector length can differ
+        raise VectorSchemaMismatch(
+            f"vector table {where} has schema {found}, expected vectors of dimension "
+            f"{expected.field('vector').type.list_size}; it is rebuilt")
 
 
 def _import_lancedb() -> tuple[Any, Any]:
@@ -195,11 +225,7 @@ class VectorStore:
                 schema = self._guard("open", reader.schema)
                 import pyarrow as pa
 
-                if schema != _schema(pa, self.dim):
-                    raise VectorStoreUnavailable(
-                        f"vector table {self._table_dir} has schema {schema}, expected dim "
-                        f"{self.dim}; call reset() to rebuild it"
-                    )
+                _check_schema(schema, _schema(pa, self.dim), self._table_dir)
                 self._reader = reader
                 self._seen = True
             return self._reader
@@ -214,11 +240,7 @@ class VectorStore:
             table = db.open_table(self.table_name)
         else:
             table = db.create_table(self.table_name, schema=self._schema, exist_ok=True)
-        if table.schema != self._schema:
-            raise VectorStoreUnavailable(
-                f"vector table {self._table_dir} has schema {table.schema}, expected dim "
-                f"{self.dim}; call reset() to rebuild it"
-            )
+        _check_schema(table.schema, self._schema, self._table_dir)
         return table
 
     def reset(self) -> None:

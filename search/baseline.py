@@ -24,7 +24,8 @@ from indexing.embed import Embedder, ModelSpec
 from indexing.languages import CODE_LANGUAGES
 from indexing.records import Symbol
 from indexing.store import Store, text_hash
-from indexing.text import identifier_parts, split_identifier
+from indexing.text import identifier_parts, token_parts, tokens
+from search.evaluation import Citation
 
 GAP_LINES = 50
 DEPTH = 100
@@ -35,7 +36,6 @@ _MEMBER_KINDS = frozenset({"field", "enum_member", "property"})
 _CONTAINER_KINDS = frozenset({"class", "struct", "interface", "enum", "object", "module",
                               "namespace"})
 _COMMENT = re.compile(r"^\s*(//|/\*|\*|#|--)")
-_WORDS = re.compile(r"\w+", re.UNICODE)
 #: A common English stopword list (question words, pronouns, auxiliaries, prepositions).
 _STOPWORD_TEXT = """
 a about above after again against all am an and any are as at be because been before being
@@ -49,7 +49,8 @@ while who whom why will with would you your yours yourself yourselves
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 FloatMatrix = npt.NDArray[np.float32]
-Ranked = tuple[str, int, tuple[int, int]]  # (path, line, chunk lines), as kebab eval scores
+#: The name kebab_lsp/evaluate.py still imports; remove once it imports `Citation`.
+Ranked = Citation
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +61,7 @@ class BaselineChunk:
     name: str
     text: str
 
-    def ranked(self) -> Ranked:
+    def ranked(self) -> Citation:
         return (self.path, self.start_line, (self.start_line, self.end_line))
 
 
@@ -100,10 +101,7 @@ def chunk_file(path: str, text: str, symbols: Sequence[Symbol]) -> list[Baseline
 
 
 def _words(text: str) -> str:
-    out: list[str] = []
-    for word in _WORDS.findall(text):
-        out.extend(split_identifier(word) or [word.lower()])
-    return " ".join(out)
+    return " ".join(token_parts(text))
 
 
 def dense_text(chunk: BaselineChunk) -> str:
@@ -162,7 +160,7 @@ class Baseline:
         return [int(i) for i in np.argsort(-sims, kind="stable")[:k]]
 
     def bm25(self, query: str, k: int = DEPTH) -> list[int]:
-        words = [w.lower() for w in _WORDS.findall(query)]
+        words = [w.lower() for w in tokens(query)]
         kept = list(dict.fromkeys(w for w in words if w not in STOPWORDS))
         if not kept:
             return []
@@ -178,7 +176,7 @@ class Baseline:
                 scores[i] = scores.get(i, 0.0) + 1.0 / (K_RRF + rank)
         return sorted(scores, key=lambda i: (-scores[i], i))[:k]
 
-    def search(self, arm: str, query: str, k: int) -> list[Ranked]:
+    def search(self, arm: str, query: str, k: int) -> list[Citation]:
         ids = {"dense": self.dense, "bm25": self.bm25, "hybrid": self.hybrid}[arm](query, k)
         return [self.chunks[i].ranked() for i in ids]
 

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
+from indexing.filters import Filters
 from indexing.settings import Settings
-from indexing.store import Filters, Stats, Store
+from indexing.store import Stats, Store
 from indexing.vector_index import VectorIndex, VectorsUnavailable
 from search import lexical, priors, vector
 from search.hits import build_hit
 from search.hybrid import lexical_weight, oversample, rrf
-from search.query import Intent, ParsedQuery, glob_to_regex, highlight_words, parse, route
+from search.query import Intent, ParsedQuery, highlight_words, parse, route
 from search.request import validate
 from search.types import (
     Candidate,
@@ -40,12 +41,6 @@ class Cancelled(Exception):
     """The caller gave up on this request; its work stops at the next checkpoint."""
 
 
-def store_filters(req: SearchRequest) -> Filters:
-    return Filters(
-        langs=req.filters.langs,
-        kinds=req.filters.kinds,
-        path_regex=glob_to_regex(req.filters.path_glob) if req.filters.path_glob else None,
-    )
 
 
 def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent]:
@@ -104,7 +99,7 @@ class Searcher:
     def search(self, req: SearchRequest, should_stop: ShouldStop | None = None) -> SearchResult:
         started = time.perf_counter()
         validate(req)
-        filters = store_filters(req)
+        filters = req.filters
         parsed = parse(req.query)
         stop = should_stop or (lambda: False)
         plan, intent = _plan(req, parsed)

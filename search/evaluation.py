@@ -83,11 +83,12 @@ def percentile(sorted_values: Sequence[float], pct: float) -> float:
     return float(sorted_values[int(rank) - 1])
 
 
-Ranked = tuple[str, int] | tuple[str, int, tuple[int, int]]  # (path, line[, chunk lines])
+#: Where one result of a ranking points, as the metrics read it: (path, line[, chunk lines]).
+Citation = tuple[str, int] | tuple[str, int, tuple[int, int]]
 
 
 def score_ranking(
-    ranked: Sequence[Ranked], targets: Sequence[Target]
+    ranked: Sequence[Citation], targets: Sequence[Target]
 ) -> tuple[float, float, float, float, float]:
     """(reciprocal rank within 10, hit@1, hit@5, recall@20, recall@50) for one query.
 

@@ -8,13 +8,10 @@ not need to re-run matching.
 
 from __future__ import annotations
 
+from indexing.positions import utf16_len
 from indexing.records import Span
 from indexing.store import ChunkRow
 from search.types import Hit, Retrieval, Snippet
-
-
-def utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def _matches(line: str, words: tuple[str, ...]) -> list[tuple[int, int]]:

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from indexing.store import ChunkRow, Filters, QuerySyntaxError, Store
+from indexing.filters import Filters
+from indexing.store import ChunkRow, QuerySyntaxError, Store
 from search.query import ParsedQuery, and_expression, content_terms, or_expression
 from search.types import InvalidQuery
 
 
 @dataclass(frozen=True, slots=True)
-class Ranked:
+class RankedChunk:
+    """A chunk's place in one channel's ranking (lexical or vector), before fusion."""
+
     row: ChunkRow
     score: float
     rank: int  # 1-based within this channel
@@ -28,7 +31,7 @@ class Ranked:
 
 @dataclass(slots=True)
 class LexicalResult:
-    ranked: list[Ranked]
+    ranked: list[RankedChunk]
     total: int
     plan: str
     warnings: list[str] = field(default_factory=list)
@@ -59,9 +62,8 @@ def retrieve(store: Store, parsed: ParsedQuery, filters: Filters, limit: int) ->
         extra = _fts(store, or_expr, filters, limit - len(result.ranked), seen)
         if extra:
             start = len(result.ranked)
-            result.ranked.extend(
-                Ranked(row, normalize_bm25(row.rank), start + i + 1) for i, row in enumerate(extra)
-            )
+            result.ranked.extend(RankedChunk(row, normalize_bm25(row.rank), start + i + 1)
+                                 for i, row in enumerate(extra))
             result.total = store.count_matches(or_expr, filters)
             result.plan = "and+or_fill"
             result.warnings.append(
@@ -84,7 +86,7 @@ def _ranked_fts(
     store: Store, expr: str, filters: Filters, limit: int, plan: str
 ) -> LexicalResult:
     rows = _fts(store, expr, filters, limit)
-    ranked = [Ranked(row, normalize_bm25(row.rank), i + 1) for i, row in enumerate(rows)]
+    ranked = [RankedChunk(row, normalize_bm25(row.rank), i + 1) for i, row in enumerate(rows)]
     total = store.count_matches(expr, filters) if len(rows) >= limit else len(rows)
     return LexicalResult(ranked, total, plan)
 
@@ -100,7 +102,7 @@ def exact(store: Store, needle: str, filters: Filters, limit: int) -> LexicalRes
         col = first - line_start
         found.append((-text.count(needle), path, line, col, col + len(needle)))
     found.sort()
-    ranked: list[Ranked] = []
+    ranked: list[RankedChunk] = []
     for neg_count, path, line, start, end in found:
         if len(ranked) >= limit:
             break
@@ -111,6 +113,6 @@ def exact(store: Store, needle: str, filters: Filters, limit: int) -> LexicalRes
                               str(chunks[0].symbol.kind) not in filters.kinds):
             continue
         count = -neg_count
-        ranked.append(Ranked(chunks[0], count / (1.0 + count), len(ranked) + 1,
+        ranked.append(RankedChunk(chunks[0], count / (1.0 + count), len(ranked) + 1,
                              (line, start, end)))
     return LexicalResult(ranked, len(found), "exact")

@@ -11,12 +11,19 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from indexing.text import split_identifier
+from indexing import filters
+from indexing.text import (
+    IDENTIFIER_START,
+    WORD_CHAR,
+    has_word,
+    split_identifier,
+    token_parts,
+    tokens,
+)
 from search.types import InvalidQuery
 
 QueryShape = Literal["empty", "raw", "quoted", "code", "terms"]
 
-_WORD = re.compile(r"\w", re.UNICODE)
 # Signs that a string is code rather than words: a call with arguments, a decorator or
 # attribute, operators, brackets, backticks, `$`/`#` sigils. An apostrophe is not one: it sits
 # inside ordinary English ("the user's name", "what's").
@@ -67,10 +74,10 @@ def parse(query: str) -> ParsedQuery:
         if not inner:
             raise InvalidQuery("raw FTS5 query is empty: put an expression between the quotes")
         return ParsedQuery(query, "raw", fts_raw=inner)
-    terms = tuple(t for t in text.split() if _WORD.search(t))
+    terms = tuple(t for t in text.split() if has_word(t))
     if len(text) >= 2 and text[0] == '"' and text[-1] == '"' and len(text[1:-1]) > 0:
         inner = text[1:-1]
-        return ParsedQuery(query, "quoted", tuple(t for t in inner.split() if _WORD.search(t)),
+        return ParsedQuery(query, "quoted", tuple(t for t in inner.split() if has_word(t)),
                            exact_text=inner)
     if not terms or is_code_fragment(text):
         return ParsedQuery(query, "code", terms, exact_text=text)
@@ -98,11 +105,8 @@ def _quote(token: str) -> str:
 def term_clause(term: str) -> str:
     """One user term as FTS5: the token itself, or the phrase of its identifier parts, so
     `getUserById` matches itself and `get_user_by_id` and text that says `get user by id`."""
-    words = [w for w in re.split(r"\W+", term) if w]
     clauses = {_quote(term)}
-    parts: list[str] = []
-    for word in words:
-        parts.extend(split_identifier(word) or [word.lower()])
+    parts = token_parts(term)
     if len(parts) > 1:
         clauses.add(_quote(" ".join(parts)))
     ordered = sorted(clauses)
@@ -119,7 +123,7 @@ def or_expression(terms: tuple[str, ...]) -> str:
 
 def content_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
     """The terms that carry meaning (all of them if every one is a function word)."""
-    kept = tuple(t for t in terms if re.sub(r"\W+", "", t).lower() not in COMMON_WORDS)
+    kept = tuple(t for t in terms if "".join(tokens(t)).lower() not in COMMON_WORDS)
     return kept or terms
 
 
@@ -135,9 +139,7 @@ def highlight_words(terms: tuple[str, ...]) -> tuple[str, ...]:
     first, without one-letter words and English function words."""
     words: set[str] = set()
     for term in terms:
-        for word in re.split(r"\W+", term):
-            if not word:
-                continue
+        for word in tokens(term):
             words.add(word.lower())
             words.update(split_identifier(word))
     kept = {w for w in words if len(w) > 1 and w not in COMMON_WORDS}
@@ -145,50 +147,12 @@ def highlight_words(terms: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def glob_to_regex(glob: str) -> str:
-    """`*` stays inside one path segment, `**` crosses segments, `?` is one character.
-
-    A glob without `/` matches the file name anywhere (as `.gitignore` does), which is what a
-    user typing `*.py` means.
-    """
-    if not glob or "\0" in glob:
-        raise InvalidQuery("path_glob must be a non-empty glob")
-    if glob.count("[") != glob.count("]"):
-        raise InvalidQuery(f"path_glob {glob!r} has an unbalanced '['")
-    out: list[str] = []
-    i = 0
-    while i < len(glob):
-        ch = glob[i]
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if ch == "*":
-            out.append("[^/]*")
-        elif ch == "?":
-            out.append("[^/]")
-        elif ch == "[":
-            end = glob.index("]", i)
-            body = glob[i + 1 : end].replace("\\", "\\\\")
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append(f"[{body}]")
-            i = end + 1
-            continue
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    pattern = "".join(out)
-    prefix = "^" if "/" in glob.rstrip("/") else "(?:^|/)"
-    regex = f"{prefix}{pattern.lstrip('/')}$"
+    """The regex a path glob filters by (`indexing.filters` owns the translation); a glob
+    that does not translate is an `InvalidQuery`."""
     try:
-        re.compile(regex)
-    except re.error as exc:
-        raise InvalidQuery(f"path_glob {glob!r} is not a valid glob: {exc}") from exc
-    return regex
+        return filters.glob_to_regex(glob)
+    except filters.InvalidGlob as exc:
+        raise InvalidQuery(str(exc)) from exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +164,9 @@ class Intent:
     symbol: str = ""  # the identifier a definition query names
 
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?$")
+# An identifier as `indexing.text` defines one, or with `$` in it (JavaScript, PHP).
+_NAME = f"(?:{IDENTIFIER_START}|\\$)(?:{WORD_CHAR}|\\$)*"
+_IDENTIFIER = re.compile(f"^{_NAME}(?:(?:\\.|::|#){_NAME})*(?:\\(\\))?$")
 _FIND = re.compile(
     r"^(?:find|locate|goto|go to|definition of|where is|where's)\s+(?:the\s+)?"
     r"(?:function\s+|class\s+|method\s+|type\s+)?(\S+?)(?:\s+(?:defined|declared|implemented))?"

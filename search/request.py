@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from indexing.filters import Filters
 from indexing.records import SymbolKind
 from indexing.settings import MAX_K, MODES, Scope, Settings, Spec, plain
 from search.query import glob_to_regex
-from search.types import InvalidQuery, SearchFilters, SearchRequest
+from search.types import InvalidQuery, SearchRequest
 
 KINDS: tuple[str, ...] = tuple(k.value for k in SymbolKind)
 
@@ -76,6 +77,8 @@ def validate(req: SearchRequest) -> None:
     _checked("k", PARAMS["k"], req.k)
     if req.snippet_chars < 20:
         raise InvalidQuery("snippet_chars must be at least 20")
+    if req.filters.path_glob is not None:
+        glob_to_regex(req.filters.path_glob)
 
 
 def parse_request(raw: Any, settings: Settings) -> SearchRequest:
@@ -117,7 +120,7 @@ def build(query: str, settings: Settings, mode: str | None = None, k: int | None
     return SearchRequest(
         query=query, mode=mode or settings.default_mode, k=k or settings.default_k,
         explain=explain,
-        filters=SearchFilters(langs=tuple(langs), kinds=tuple(kinds), path_glob=path_glob))
+        filters=Filters(langs=tuple(langs), kinds=tuple(kinds), path_glob=path_glob))
 
 
 def add_arguments(parser: Any) -> None:

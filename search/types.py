@@ -8,14 +8,14 @@ server can never drift apart.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
+from indexing.filters import Filters
 from indexing.records import Span
 from indexing.settings import MAX_K as MAX_K
 from indexing.settings import MODES as MODES
 from indexing.store import ChunkRow
 
-Mode = Literal["auto", "lexical", "vector", "hybrid"]
 DEFAULT_K = 20
 DEFAULT_SNIPPET_CHARS = 200
 
@@ -31,18 +31,11 @@ class SearchUnavailable(RuntimeError):
 
 
 @dataclass(frozen=True, slots=True)
-class SearchFilters:
-    langs: tuple[str, ...] = ()
-    kinds: tuple[str, ...] = ()
-    path_glob: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class SearchRequest:
     query: str
     mode: str = "auto"
     k: int = DEFAULT_K
-    filters: SearchFilters = field(default_factory=SearchFilters)
+    filters: Filters = field(default_factory=Filters)
     explain: bool = False
     snippet_chars: int = DEFAULT_SNIPPET_CHARS
 

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from indexing.store import Filters, Store
+from indexing.filters import Filters
+from indexing.store import Store
 from indexing.vector_index import VectorIndex
 from indexing.vectors import InvalidFilter, sql_where
-from search.lexical import Ranked
+from search.lexical import RankedChunk
 from search.types import InvalidQuery
 
 
 @dataclass(slots=True)
 class VectorResult:
-    ranked: list[Ranked]
+    ranked: list[RankedChunk]
     stale: int
 
 
@@ -31,13 +32,13 @@ def retrieve(
     except InvalidFilter as exc:
         raise InvalidQuery(f"path_glob cannot be used for vector search: {exc}") from exc
     rows = store.chunks_by_ids([m.chunk_id for m in found])
-    ranked: list[Ranked] = []
+    ranked: list[RankedChunk] = []
     stale = 0
     for match in found:
         row = rows.get(match.chunk_id)
         if row is None:
             stale += 1
             continue
-        ranked.append(Ranked(row, max(0.0, match.similarity), len(ranked) + 1,
+        ranked.append(RankedChunk(row, max(0.0, match.similarity), len(ranked) + 1,
                              surface=match.surface))
     return VectorResult(ranked, stale)

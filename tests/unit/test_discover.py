@@ -5,7 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from indexing.discover import DiscoveryOptions, discover, is_indexable_path
+from indexing.discover import (
+    IGNORE_FILES,
+    DiscoveryOptions,
+    discover,
+    is_ignore_file,
+    is_indexable_path,
+)
 
 
 def write(root: Path, rel: str, data: str | bytes = "x = 1\n") -> Path:
@@ -89,3 +95,17 @@ def test_single_path_check_matches_the_walk(tmp_path: Path) -> None:
     assert not is_indexable_path(tmp_path, gen)
     assert not is_indexable_path(tmp_path, nm)
     assert not is_indexable_path(tmp_path, tmp_path.parent / "elsewhere.py")
+
+
+def test_every_ignore_file_is_read_and_recognised(tmp_path: Path) -> None:
+    """`IGNORE_FILES` is the one list: each file in it skips what it names, with its reason,
+    and `is_ignore_file` (which tells a watcher to walk again) knows each of them."""
+    for i, (path, reason) in enumerate(IGNORE_FILES.items()):
+        folder = "" if "/" in path else "sub/"
+        write(tmp_path, f"{folder}{path}", f"skip{i}.py\n")
+        write(tmp_path, f"sub/skip{i}.py", "x = 1\n")
+        found = discover(tmp_path)
+        assert (f"sub/skip{i}.py", reason) in found.skipped, path
+        assert is_ignore_file(f"{folder}{path}")
+    assert not is_ignore_file("sub/exclude") and not is_ignore_file("a.gitignore")
+    assert not is_ignore_file("sub/.git/info/exclude")

@@ -6,10 +6,11 @@ from __future__ import annotations
 import time
 
 import pytest
+from extract_support import assert_covered, by_name, run, spans
 
 from indexing.chunking import MAX_LINE_CHARS
 from indexing.extract import extract, text_chunks
-from indexing.records import ChunkKind, Extraction, Span, Symbol, SymbolKind
+from indexing.records import ChunkKind, Extraction, Span, SymbolKind
 
 K = SymbolKind
 
@@ -48,30 +49,6 @@ def main(argv,
 if __name__ == "__main__":
     main([], {})
 '''
-
-
-def run(path: str, text: str) -> Extraction:
-    result = extract(path, text)
-    assert result is not None
-    return result
-
-
-def by_name(ex: Extraction, name: str) -> Symbol:
-    matches = [s for s in ex.symbols if s.name == name]
-    assert len(matches) == 1, [s.name for s in ex.symbols]
-    return matches[0]
-
-
-def spans(ex: Extraction) -> list[tuple[str, int, int, int | None, str]]:
-    return [(c.kind.value, c.start_line, c.end_line, c.symbol, c.context) for c in ex.chunks]
-
-
-def assert_covered(ex: Extraction, text: str) -> None:
-    covered: set[int] = set()
-    for chunk in ex.chunks:
-        covered.update(range(chunk.start_line, chunk.end_line + 1))
-    missing = [i for i, line in enumerate(text.split("\n")) if line.strip() and i not in covered]
-    assert missing == []
 
 
 def test_python_symbols() -> None:

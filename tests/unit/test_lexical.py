@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from indexing.filters import Filters
 from kebab_lsp.convert import result_wire
 from kebab_lsp.workspace import Workspace
-from search.types import InvalidQuery, SearchFilters, SearchRequest, SearchResult
+from search.types import InvalidQuery, SearchRequest, SearchResult
 
 
 def run(ws: Workspace, query: str, **kw: object) -> SearchResult:
@@ -79,9 +80,32 @@ def test_and_first_then_or_fill_with_warning(workspace: Workspace) -> None:
     assert {"Guide > Install", "server.Handler"} <= set(titles(filled))
 
 
-def test_special_characters_are_escaped(workspace: Workspace) -> None:
-    for query in ['user" OR (', "NEAR user", "user:id", "^user", "- user", "user*"]:
-        run(workspace, query)  # must not raise
+def chunks(result: SearchResult) -> set[tuple[str, tuple[int, int]]]:
+    return {(h.path, h.chunk_lines) for h in result.hits}
+
+
+@pytest.mark.parametrize(
+    ("query", "plain"),
+    [
+        ('user" OR (', "user OR"),  # quotes and brackets are characters, OR is a word
+        ("NEAR user", "near user"),  # NEAR is a word, not an operator
+        ("^user", "user"),  # not FTS5's "first token" marker
+        ("- user", "user"),  # a bare minus is not NOT
+        ("user)", "user"),
+        ("user:id", "'\"user id\"'"),  # not a column filter: the words `user id`, in order
+    ],
+)
+def test_special_characters_are_escaped(workspace: Workspace, query: str, plain: str) -> None:
+    got, want = run(workspace, query, k=50), run(workspace, plain, k=50)
+    assert got.hits and chunks(got) == chunks(want)
+    assert got.meta.total_matches == want.meta.total_matches
+
+
+def test_a_star_is_a_character_unless_the_query_is_raw_fts5(workspace: Workspace) -> None:
+    star = run(workspace, "user*")
+    assert star.meta.query_plan == "exact" and star.hits == []  # no file holds "user*"
+    prefix = run(workspace, "'user*'")  # raw FTS5: the prefix operator, asked for
+    assert prefix.meta.query_plan == "raw" and prefix.hits
 
 
 def test_raw_fts5_passthrough_and_errors(workspace: Workspace) -> None:
@@ -98,15 +122,15 @@ def test_empty_query_returns_nothing(workspace: Workspace) -> None:
 
 
 def test_filters_apply_before_the_limit(workspace: Workspace) -> None:
-    by_lang = run(workspace, "user", k=1, filters=SearchFilters(langs=("go",)))
+    by_lang = run(workspace, "user", k=1, filters=Filters(langs=("go",)))
     assert [h.path for h in by_lang.hits] == ["server/handler.go"]
-    by_kind = run(workspace, "user", k=50, filters=SearchFilters(kinds=("interface",)))
+    by_kind = run(workspace, "user", k=50, filters=Filters(kinds=("interface",)))
     assert titles(by_kind) == ["User"]
-    star = run(workspace, "user", k=50, filters=SearchFilters(path_glob="src/*.py"))
+    star = run(workspace, "user", k=50, filters=Filters(path_glob="src/*.py"))
     assert star.hits == []  # `*` does not cross `/`
-    deep = run(workspace, "user", k=50, filters=SearchFilters(path_glob="src/**/*.py"))
+    deep = run(workspace, "user", k=50, filters=Filters(path_glob="src/**/*.py"))
     assert {h.path for h in deep.hits} == {"src/users/store.py"}
-    name_only = run(workspace, "user", k=50, filters=SearchFilters(path_glob="*.ts"))
+    name_only = run(workspace, "user", k=50, filters=Filters(path_glob="*.ts"))
     assert {h.path for h in name_only.hits} == {"web/api.ts"}
 
 
@@ -153,7 +177,7 @@ def test_invalid_params(workspace: Workspace) -> None:
     with pytest.raises(InvalidQuery, match="unknown mode"):
         workspace.searcher.search(SearchRequest(query="x", mode="fuzzy"))
     with pytest.raises(InvalidQuery, match="unbalanced"):
-        run(workspace, "x", filters=SearchFilters(path_glob="src/[a.py"))
+        run(workspace, "x", filters=Filters(path_glob="src/[a.py"))
     with pytest.raises(InvalidQuery, match="'k' must be an integer in 1..500"):
         run(workspace, "x", k=0)
 

@@ -163,3 +163,48 @@ def test_a_cold_sync_embeds_documented_definitions_before_the_rest(tmp_path: Pat
     assert not by_path["tests/test_early.py"] & embedded  # first in path order, embedded last
     assert not by_path["notes.txt"] & embedded
     ws.close()
+
+
+def test_a_vector_table_of_an_older_schema_is_rebuilt_by_the_next_sync(tmp_path: Path) -> None:
+    """Before summary vectors, a table had one row per chunk and no `key` or `surface`. Read as
+    today's, its rows would be garbage; the next sync must drop it, say why, and rebuild."""
+    import lancedb
+    import pyarrow as pa
+
+    from indexing.embed import Embedder
+    from indexing.extract import extract
+    from indexing.lance_core import CoreTable
+    from indexing.schema import VECTOR_SCHEMA_VERSION
+    from indexing.store import FileWrite, Store, text_hash
+    from indexing.vector_index import VectorIndex
+    from indexing.vectors import schema_version
+
+    text = (SAMPLE / "src" / "users" / "store.py").read_text(encoding="utf-8")
+    extraction = extract("store.py", text)
+    assert extraction is not None
+    store = Store(tmp_path / "idx")
+    with store.batch():
+        store.write_file(FileWrite("store.py", len(text), 1, text_hash(text), "python", text,
+                                   extraction))
+    old = pa.schema([("chunk_id", pa.string()), ("path", pa.string()), ("lang", pa.string()),
+                     ("kind", pa.string()), ("text_hash", pa.string()),
+                     ("vector", pa.list_(pa.float32(), 384))])
+    sources = store.embedding_sources()
+    lancedb.connect(str(tmp_path / "idx" / "vectors")).create_table("chunks", pa.table({
+        "chunk_id": [s.chunk_id for s in sources], "path": [s.path for s in sources],
+        "lang": [s.lang for s in sources], "kind": [s.kind for s in sources],
+        "text_hash": [text_hash(s.text) for s in sources],
+        "vector": [[0.5] * 384 for _ in sources]}, schema=old))
+
+    vindex = VectorIndex(store, tmp_path / "idx", Embedder())
+    assert vindex.version() is None  # unreadable as today's table: not served
+    summary = vindex.sync()
+    assert summary.rebuilt is not None and "schema version 1" in summary.rebuilt
+    assert f"reads version {VECTOR_SCHEMA_VERSION}" in summary.rebuilt
+    assert summary.embedded > 0 and not summary.cancelled
+    table = CoreTable(tmp_path / "idx" / "vectors", "chunks")
+    assert schema_version(table.schema()) == VECTOR_SCHEMA_VERSION
+    have, total = vindex.coverage()
+    assert have == total == len(sources) + store.leading_chunk_count()
+    assert vindex.sync().rebuilt is None  # and the next one has nothing to rebuild
+    store.close()

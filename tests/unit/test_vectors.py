@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -13,12 +14,17 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from indexing.filters import glob_to_regex
+from indexing.lance_core import CoreTable
+from indexing.schema import VECTOR_COLUMNS, VECTOR_SCHEMA_KEY, VECTOR_SCHEMA_VERSION
 from indexing.vectors import (
     InvalidFilter,
     VectorRow,
+    VectorSchemaMismatch,
     VectorStore,
     VectorStoreUnavailable,
     row_key,
+    schema_version,
     sql_where,
 )
 
@@ -166,6 +172,22 @@ def test_path_regex_escapes_are_regex_escapes(store: VectorStore) -> None:
     assert [cid for cid, _ in found] == ["quote"]
 
 
+@pytest.mark.parametrize(
+    "glob", ["*.py", "src/*.py", "src/**", "tests", "/src/o'brien.py", "[!a]*.py", "a b/*"])
+def test_a_path_glob_selects_in_lancedb_what_it_selects_in_python(
+    store: VectorStore, glob: str
+) -> None:
+    """The prefilter runs in Rust's regex engine, the SQLite filter in Python's: the glob's
+    translation must mean the same to both."""
+    paths = ["src/a.py", "src/axpy", "src/o'brien.py", "src/deep/b.py", "tests/c.go",
+             "lib/tests/d.py", "a b/e.ts", "setup.py"]
+    store.upsert([row(f"c{i}", unit([1.0]), path=p) for i, p in enumerate(paths)])
+    regex = glob_to_regex(glob)
+    found = search(store, unit([1.0]), k=20, where=sql_where(None, None, regex))
+    want = {f"c{i}" for i, p in enumerate(paths) if re.search(regex, p)}
+    assert want and {cid for cid, _ in found} == want
+
+
 def test_invalid_regex_is_a_filter_error_not_an_outage(store: VectorStore) -> None:
     store.upsert([row("a", unit([1.0]))])
     for bad in ("[", "a(?=b)"):
@@ -210,10 +232,59 @@ def test_reopen_sees_persisted_rows(tmp_path: Path) -> None:
 def test_dim_mismatch_with_existing_table_is_unavailable(tmp_path: Path) -> None:
     VectorStore(tmp_path / "v", dim=DIM).upsert([row("a", unit([1.0]))])
     other = VectorStore(tmp_path / "v", dim=DIM * 2)
-    with pytest.raises(VectorStoreUnavailable, match="reset"):
+    with pytest.raises(VectorSchemaMismatch, match=f"expected vectors of dimension {DIM * 2}"):
         other.count()
     other.reset()
     assert other.count() == 0
+
+
+def _table(directory: Path, columns: list[str], stamp: str | None = None) -> None:
+    """A table as some other version of kebab wrote it, with one row."""
+    import lancedb
+    import pyarrow as pa
+
+    types = {c: pa.string() for c in columns} | {"vector": pa.list_(pa.float32(), DIM)}
+    schema = pa.schema([(c, types[c]) for c in columns],
+                       metadata={VECTOR_SCHEMA_KEY: stamp} if stamp else None)
+    values = {c: ["x"] for c in columns} | {"vector": [unit([1.0]).tolist()]}
+    lancedb.connect(str(directory)).create_table("chunks", pa.table(values, schema=schema))
+
+
+def test_a_new_table_records_the_schema_version_that_wrote_it(store: VectorStore) -> None:
+    store.upsert([row("a", unit([1.0]))])
+    schema = CoreTable(store.directory, "chunks").schema()
+    assert schema_version(schema) == VECTOR_SCHEMA_VERSION
+    assert schema.metadata[VECTOR_SCHEMA_KEY.encode()] == str(VECTOR_SCHEMA_VERSION).encode()
+
+
+def test_a_table_from_before_versions_were_recorded_is_read_by_its_columns(
+    tmp_path: Path,
+) -> None:
+    _table(tmp_path / "v", [name for name, _ in VECTOR_COLUMNS])
+    assert VectorStore(tmp_path / "v", dim=DIM).count() == 1
+
+
+@pytest.mark.parametrize(
+    ("columns", "stamp", "reason"),
+    [
+        (["chunk_id", "path", "lang", "kind", "text_hash", "vector"], None, "schema version 1"),
+        ([name for name, _ in VECTOR_COLUMNS], str(VECTOR_SCHEMA_VERSION + 1),
+         f"schema version {VECTOR_SCHEMA_VERSION + 1}"),
+        (["chunk_id", "vector"], None, "an unknown schema version"),
+    ],
+)
+def test_a_table_of_another_schema_version_is_refused_until_reset(
+    tmp_path: Path, columns: list[str], stamp: str | None, reason: str
+) -> None:
+    _table(tmp_path / "v", columns, stamp)
+    store = VectorStore(tmp_path / "v", dim=DIM)
+    with pytest.raises(VectorSchemaMismatch, match=reason):
+        store.chunk_ids()
+    with pytest.raises(VectorSchemaMismatch, match=reason):
+        store.upsert([row("a", unit([1.0]))])
+    store.reset()
+    store.upsert([row("a", unit([1.0]))])
+    assert store.chunk_ids() == {"a"}
 
 
 def test_deleted_table_dir_raises_until_reset(store: VectorStore) -> None:

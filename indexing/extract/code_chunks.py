@@ -1,0 +1,78 @@
+"""Resolved definitions to chunks: one per definition that owns one, windows over long ones
+(only the lines outside chunked children), and windows over the code between them."""
+
+from __future__ import annotations
+
+from indexing.chunking import (
+    MAX_DEF_CHARS,
+    definition_windows,
+    gaps,
+    pieces,
+    too_long,
+    window_chunks,
+)
+from indexing.extract.definition import VALUE_KINDS, Definition
+from indexing.positions import SourceText
+from indexing.records import Chunk, ChunkKind
+
+
+def _owns_chunk(d: Definition) -> bool:
+    if d.kind in VALUE_KINDS:
+        return False
+    return d.parent is None or d.lead_row != d.end_row
+
+
+def code_chunks(src: SourceText, defs: list[Definition]) -> list[Chunk]:
+    owners = sorted(
+        (i for i, d in enumerate(defs) if _owns_chunk(d)),
+        key=lambda i: (defs[i].lead_row, -defs[i].end_row, i),
+    )
+    children: dict[int, list[tuple[int, int]]] = {i: [] for i in owners}
+    roots: list[tuple[int, int]] = []
+    stack: list[int] = []
+    for i in owners:
+        d = defs[i]
+        while stack and defs[stack[-1]].end_row < d.end_row:
+            stack.pop()
+        (children[stack[-1]] if stack else roots).append((d.lead_row, d.end_row))
+        stack.append(i)
+    chunks: list[Chunk] = []
+    for i in owners:
+        chunks.extend(_definition_chunks(src, defs[i], i, children[i]))
+    last = len(src.lines) - 1
+    for run in gaps(0, last, roots):
+        chunks.extend(window_chunks(src.lines, run, ChunkKind.CODE))
+    chunks.sort(key=lambda c: (c.start_line, -c.end_line, -1 if c.symbol is None else c.symbol))
+    return _drop_repeats(chunks)
+
+
+def _drop_repeats(chunks: list[Chunk]) -> list[Chunk]:
+    """`typedef struct Q {...} Q;` defines two symbols over the same text: index it once."""
+    seen: set[tuple[int, int, str]] = set()
+    kept: list[Chunk] = []
+    for chunk in chunks:
+        key = (chunk.start_line, chunk.end_line, chunk.text)
+        if key not in seen:
+            seen.add(key)
+            kept.append(chunk)
+    return kept
+
+
+def _definition_chunks(
+    src: SourceText, d: Definition, index: int, inner: list[tuple[int, int]]
+) -> list[Chunk]:
+    lines = src.lines
+    span = (d.lead_row, d.end_row)
+    kind = ChunkKind.DEFINITION
+    if span[0] == span[1] and len(lines[span[0]]) > MAX_DEF_CHARS:
+        # One definition among many on a minified line: its own text, not the whole line.
+        text = src.slice(d.lead_byte, d.node.end_byte).removesuffix("\r")
+        return [Chunk(*span, piece, kind, index, d.qualified) for piece in pieces(text)]
+    if not too_long(lines, *span):
+        return window_chunks(lines, span, kind, index, d.qualified, max_lines=span[1] - span[0] + 1)
+    if not inner:
+        return definition_windows(lines, span, index, d.qualified, kind)
+    chunks: list[Chunk] = []
+    for run in gaps(*span, inner):
+        chunks.extend(definition_windows(lines, run, index, d.qualified, kind))
+    return chunks

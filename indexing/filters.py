@@ -1,0 +1,59 @@
+"""What a search may be narrowed to, and how a path glob becomes the regex both stores filter
+by (SQLite through its REGEXP function, LanceDB through `regexp_like` in a prefilter).
+
+Path globs have one engine: pathspec's gitignore patterns, the same ones discovery reads
+`.gitignore`, `.kebabignore` and the `exclude` setting with, so a glob means the same thing
+wherever a user writes one. `*` and `?` stay within one folder, `**` crosses folders, a glob
+with no `/` (or only a trailing one) matches a file or folder name at any depth, and a folder
+selects everything in it. A leading `!` or `#` is taken literally: a filter has no negation or
+comments. The translated regex uses only syntax that Python's `re` and Rust's `regex` crate
+(LanceDB) read alike.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+class InvalidGlob(ValueError):
+    """A path glob that cannot be translated; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Narrowing a search by language, kind of definition and path. Both stores apply them
+    before ranking is cut, so a narrow filter still yields k results when k exist."""
+
+    langs: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    path_glob: str | None = None
+
+    @property
+    def path_regex(self) -> str | None:
+        """The path glob as a regex over workspace-relative paths; raises `InvalidGlob`."""
+        return glob_to_regex(self.path_glob) if self.path_glob else None
+
+
+@lru_cache(maxsize=256)
+def glob_to_regex(glob: str) -> str:
+    """The regex that matches the workspace-relative, `/`-separated paths `glob` selects."""
+    text = glob.strip()
+    if not text or "\0" in text:
+        raise InvalidGlob("path_glob must be a non-empty glob")
+    if text.count("[") != text.count("]"):
+        raise InvalidGlob(f"path_glob {glob!r} has an unbalanced '['")
+    if text[0] in "!#":  # negation and comments in a .gitignore; plain characters here
+        text = "\\" + text
+    # Imported here: a search without a glob never pays for pathspec.
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+    regex, _include = GitIgnoreSpecPattern.pattern_to_regex(text)
+    if regex is None:
+        raise InvalidGlob(f"path_glob {glob!r} is not a valid glob")
+    try:
+        re.compile(regex)
+    except re.error as exc:
+        raise InvalidGlob(f"path_glob {glob!r} is not a valid glob: {exc}") from exc
+    return regex

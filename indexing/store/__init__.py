@@ -1,0 +1,46 @@
+"""The SQLite store: one writer, many readers, whole files swapped in one transaction.
+
+Why the shape:
+- WAL mode lets readers (search requests) run while the writer commits a batch.
+- A file's rows are replaced inside one transaction, so a crash never leaves half a file.
+- An index of another schema version, or one SQLite cannot read, is deleted and rebuilt:
+  the index is a cache of the workspace, and asking users to delete it by hand is a bug.
+- Retrieval SQL lives here too (the read API), so `search` never needs to know table names.
+
+`Store` is the one object callers use; each part of it is a module of its own: `connection`
+(open, rebuild, per-thread connections, meta), `writes`, `changes` (the change log),
+`retrieval` (the read API search uses), `catalog` (what is indexed) and `embed_cache`.
+"""
+
+from __future__ import annotations
+
+from indexing.filters import Filters
+from indexing.records import text_hash
+from indexing.store.catalog import Catalog, FileState, FileText, Stats
+from indexing.store.changes import CHANGES_KEEP
+from indexing.store.connection import DB_NAME, StoreError
+from indexing.store.embed_cache import EmbeddingCache, EmbeddingSource
+from indexing.store.retrieval import QuerySyntaxError, Retrieval
+from indexing.store.rows import ChunkRow, SymbolRow
+from indexing.store.writes import FileWrite, Writes
+
+__all__ = [
+    "CHANGES_KEEP",
+    "DB_NAME",
+    "ChunkRow",
+    "EmbeddingSource",
+    "FileState",
+    "FileText",
+    "FileWrite",
+    "Filters",
+    "QuerySyntaxError",
+    "Stats",
+    "Store",
+    "StoreError",
+    "SymbolRow",
+    "text_hash",
+]
+
+
+class Store(Writes, Retrieval, Catalog, EmbeddingCache):
+    """Owns one index directory's SQLite database."""

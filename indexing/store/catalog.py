@@ -1,0 +1,79 @@
+"""What is indexed, file by file and in total: the states the indexer plans against, the
+counts status reports, and every file's text for evaluation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from indexing.schema import SCHEMA_VERSION
+from indexing.store.connection import StoreConnection
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    id: int
+    path: str
+    size: int
+    mtime_ns: int
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileText:
+    path: str
+    lang: str
+    text: str
+    is_test: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    files: int
+    symbols: int
+    chunks: int
+    schema_version: int
+    lexical_version: int
+    last_update: float | None
+    langs: dict[str, int]
+
+
+class Catalog(StoreConnection):
+    def file_states(self) -> dict[str, FileState]:
+        return {
+            r[1]: FileState(r[0], r[1], r[2], r[3], r[4])
+            for r in self.conn.execute("SELECT id, path, size, mtime_ns, hash FROM files")
+        }
+
+    def file_state(self, path: str) -> FileState | None:
+        r = self.conn.execute(
+            "SELECT id, path, size, mtime_ns, hash FROM files WHERE path=?", (path,)
+        ).fetchone()
+        return FileState(r[0], r[1], r[2], r[3], r[4]) if r else None
+
+    def stats(self) -> Stats:
+        conn = self.conn
+
+        def count(table: str) -> int:
+            return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+        last = self.meta_value("last_update")
+        langs = {r[0]: r[1] for r in conn.execute(
+            "SELECT lang, count(*) FROM files GROUP BY lang ORDER BY lang")}
+        return Stats(
+            files=count("files"),
+            symbols=count("symbols"),
+            chunks=count("chunks"),
+            schema_version=SCHEMA_VERSION,
+            lexical_version=int(self.meta_value("lexical_version") or 0),
+            last_update=float(last) if last else None,
+            langs=langs,
+        )
+
+    def chunk_count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def file_texts(self) -> list[FileText]:
+        """Every indexed file with its text, in path order."""
+        return [FileText(r[0], r[1], r[2], bool(r[3])) for r in self.conn.execute(
+            "SELECT f.path, f.lang, t.text, f.is_test FROM files f "
+            "JOIN file_text t ON t.file_id = f.id ORDER BY f.path")]

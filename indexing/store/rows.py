@@ -1,0 +1,87 @@
+"""Stored rows as values: the SQL that selects a chunk or a symbol with what cites it, and
+the decoding of those rows, shared by every query that returns them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from indexing.records import Span, Symbol, SymbolKind
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    """A chunk joined with its file and (optional) symbol: all a hit needs to cite itself."""
+
+    rowid: int
+    chunk_id: str
+    path: str
+    lang: str
+    chunk_kind: str
+    start_line: int
+    end_line: int
+    context: str
+    text: str
+    text_hash: str
+    is_test: bool
+    is_generated: bool
+    symbol: Symbol | None
+    rank: float = 0.0  # raw bm25 when it came from FTS; never sent to clients
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolRow:
+    id: int
+    path: str
+    is_test: bool
+    symbol: Symbol
+
+
+CHUNK_COLUMNS = """
+    c.id, c.chunk_id, f.path, f.lang, c.kind, c.start_line, c.end_line, c.context, c.text,
+    c.text_hash, f.is_test, f.is_generated,
+    s.name, s.kind, s.container, s.qualified_name,
+    s.start_line, s.start_col, s.end_line, s.end_col,
+    s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_end_col, s.signature, s.doc
+"""
+CHUNK_FROM = """
+    FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id
+"""
+SYMBOL_COLUMNS = """
+    s.name, s.kind, s.container, s.qualified_name,
+    s.start_line, s.start_col, s.end_line, s.end_col,
+    s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_end_col, s.signature, s.doc
+"""
+
+
+def symbol_from(row: Sequence[Any]) -> Symbol:
+    return Symbol(
+        name=row[0],
+        kind=SymbolKind(row[1]),
+        container=row[2],
+        qualified_name=row[3],
+        range=Span(row[4], row[5], row[6], row[7]),
+        selection=Span(row[8], row[9], row[10], row[11]),
+        signature=row[12],
+        doc=row[13],
+    )
+
+
+def chunk_from(row: Sequence[Any], rank: float = 0.0) -> ChunkRow:
+    return ChunkRow(
+        rowid=row[0],
+        chunk_id=row[1],
+        path=row[2],
+        lang=row[3],
+        chunk_kind=row[4],
+        start_line=row[5],
+        end_line=row[6],
+        context=row[7],
+        text=row[8],
+        text_hash=row[9],
+        is_test=bool(row[10]),
+        is_generated=bool(row[11]),
+        symbol=symbol_from(row[12:26]) if row[12] is not None else None,
+        rank=rank,
+    )

@@ -1,0 +1,169 @@
+"""Writing the index: a file's rows (files, text, symbols, chunks and their FTS rows) are
+swapped inside a batch transaction, so a crash never leaves half a file, and every batch is
+logged in the change log under the lexical version it creates."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from indexing.records import Extraction, Symbol, chunk_id_for, text_hash
+from indexing.store.changes import ChangeLog
+from indexing.store.rows import CHUNK_COLUMNS, CHUNK_FROM, chunk_from
+from indexing.text import identifier_parts, path_terms
+
+
+@dataclass(frozen=True, slots=True)
+class FileWrite:
+    """Everything needed to (re)write one file's rows."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    hash: str
+    lang: str
+    text: str
+    extraction: Extraction
+    is_test: bool = False
+    is_generated: bool = False
+
+
+class Writes(ChangeLog):
+    def __init__(self, index_dir: Path) -> None:
+        super().__init__(index_dir)
+        self._batch_paths: set[str] = set()
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """One transaction for many file writes: all of a batch lands, or none of it."""
+        with self._write_lock, self.conn:
+            self._batch_paths.clear()
+            yield
+            self.conn.execute(
+                "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='lexical_version'"
+            )
+            self._log_batch(self.lexical_version(), self._batch_paths)
+            self.conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('last_update', ?)",
+                (repr(time.time()),),
+            )
+
+    def write_file(self, write: FileWrite) -> list[str]:
+        """Replace one file's rows; returns the chunk ids it had before (for vector cleanup).
+        Must run inside `batch()`."""
+        self._batch_paths.add(write.path)
+        old_ids = self._delete_rows(write.path)
+        conn = self.conn
+        conn.execute(
+            "INSERT INTO files(path, size, mtime_ns, hash, lang, is_test, is_generated) "
+            "VALUES (?,?,?,?,?,?,?)",
+            (write.path, write.size, write.mtime_ns, write.hash, write.lang,
+             int(write.is_test), int(write.is_generated)),
+        )
+        file_id = conn.last_insert_rowid()
+        conn.execute("INSERT INTO file_text(file_id, text) VALUES (?,?)", (file_id, write.text))
+        conn.execute("INSERT INTO text_trigram(rowid, text) VALUES (?,?)", (file_id, write.text))
+        symbol_ids = self._insert_symbols(file_id, write.extraction.symbols)
+        self._insert_chunks(file_id, write.path, write.extraction, symbol_ids)
+        return old_ids
+
+    def _insert_symbols(self, file_id: int, symbols: Sequence[Symbol]) -> list[int]:
+        ids = []
+        for ord_, s in enumerate(symbols):
+            self.conn.execute(
+                "INSERT INTO symbols(file_id, ord, name, qualified_name, kind, container, "
+                "start_line, start_col, end_line, end_col, sel_start_line, sel_start_col, "
+                "sel_end_line, sel_end_col, signature, doc) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (file_id, ord_, s.name, s.qualified_name, str(s.kind), s.container,
+                 s.range.start_line, s.range.start_col, s.range.end_line, s.range.end_col,
+                 s.selection.start_line, s.selection.start_col, s.selection.end_line,
+                 s.selection.end_col, s.signature, s.doc),
+            )
+            ids.append(self.conn.last_insert_rowid())
+        return ids
+
+    def _insert_chunks(
+        self, file_id: int, path: str, extraction: Extraction, symbol_ids: Sequence[int]
+    ) -> None:
+        seen: set[str] = set()
+        for chunk in extraction.chunks:
+            cid = chunk.chunk_id(path)
+            if cid in seen:  # identical text at the same line: one row is enough
+                continue
+            seen.add(cid)
+            sym = extraction.symbols[chunk.symbol] if chunk.symbol is not None else None
+            self.conn.execute(
+                "INSERT INTO chunks(chunk_id, file_id, symbol_id, kind, start_line, end_line, "
+                "context, text, text_hash) VALUES (?,?,?,?,?,?,?,?,?)",
+                (cid, file_id, symbol_ids[chunk.symbol] if chunk.symbol is not None else None,
+                 str(chunk.kind), chunk.start_line, chunk.end_line, chunk.context, chunk.text,
+                 text_hash(chunk.text)),
+            )
+            self._insert_fts(self.conn.last_insert_rowid(), path, sym, chunk.context, chunk.text)
+
+    def _insert_fts(
+        self, rowid: int, path: str, sym: Symbol | None, context: str, body: str
+    ) -> None:
+        names = f"{sym.name} {sym.qualified_name}" if sym else context
+        parts = identifier_parts(f"{names} {body}")
+        self.conn.execute(
+            "INSERT INTO chunks_fts(rowid, names, parts, path, body) VALUES (?,?,?,?,?)",
+            (rowid, names, parts, path_terms(path), body),
+        )
+
+    def _delete_rows(self, path: str) -> list[str]:
+        conn = self.conn
+        row = conn.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()
+        if row is None:
+            return []
+        file_id = row[0]
+        chunk_rows = conn.execute(
+            "SELECT id, chunk_id FROM chunks WHERE file_id=?", (file_id,)
+        ).fetchall()
+        conn.executemany("DELETE FROM chunks_fts WHERE rowid=?", [(r[0],) for r in chunk_rows])
+        conn.execute("DELETE FROM text_trigram WHERE rowid=?", (file_id,))
+        conn.execute("DELETE FROM chunks WHERE file_id=?", (file_id,))
+        conn.execute("DELETE FROM symbols WHERE file_id=?", (file_id,))
+        conn.execute("DELETE FROM files WHERE id=?", (file_id,))
+        return [r[1] for r in chunk_rows]
+
+    def delete_file(self, path: str) -> list[str]:
+        """Drop a file's rows; returns its chunk ids. Must run inside `batch()`."""
+        self._batch_paths.add(path)
+        return self._delete_rows(path)
+
+    def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
+        """Record a new mtime for a file whose content hash did not change, so the next scan
+        skips it on the cheap size+mtime check."""
+        self.conn.execute(
+            "UPDATE files SET size=?, mtime_ns=? WHERE path=?", (size, mtime_ns, path)
+        )
+
+    def rename_file(self, old: str, new: str, size: int, mtime_ns: int) -> dict[str, str]:
+        """Move a file's rows to a new path without re-extracting it. Chunk ids derive from the
+        path, so they are recomputed; returns old id -> new id. Must run inside `batch()`."""
+        conn = self.conn
+        row = conn.execute("SELECT id FROM files WHERE path=?", (old,)).fetchone()
+        if row is None:
+            return {}
+        self._batch_paths.update((old, new))
+        file_id = row[0]
+        conn.execute(
+            "UPDATE files SET path=?, size=?, mtime_ns=? WHERE id=?", (new, size, mtime_ns, file_id)
+        )
+        mapping: dict[str, str] = {}
+        chunks = conn.execute(
+            f"SELECT {CHUNK_COLUMNS} {CHUNK_FROM} WHERE c.file_id=?", (file_id,)
+        ).fetchall()
+        for raw in chunks:
+            chunk = chunk_from(raw)
+            new_id = chunk_id_for(new, chunk.start_line, chunk.text)
+            mapping[chunk.chunk_id] = new_id
+            conn.execute("UPDATE chunks SET chunk_id=? WHERE id=?", (new_id, chunk.rowid))
+            conn.execute("DELETE FROM chunks_fts WHERE rowid=?", (chunk.rowid,))
+            self._insert_fts(chunk.rowid, new, chunk.symbol, chunk.context, chunk.text)
+        return mapping
