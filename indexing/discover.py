@@ -85,8 +85,6 @@ class DiscoveredFile:
     mtime_ns: int
 
 
-#: The name indexing/indexer.py still imports; remove once it imports `DiscoveredFile`.
-Candidate = DiscoveredFile
 
 
 @dataclass(slots=True)

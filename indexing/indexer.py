@@ -19,7 +19,7 @@ from pathlib import Path
 
 from indexing.classify import is_generated, is_test_path
 from indexing.discover import (
-    Candidate,
+    DiscoveredFile,
     DiscoveryOptions,
     SkipReason,
     content_skip_reason,
@@ -202,7 +202,7 @@ class Indexer:
 
     def _plan(
         self,
-        candidates: Sequence[Candidate],
+        candidates: Sequence[DiscoveredFile],
         states: dict[str, FileState],
         gone: dict[str, FileState],
         summary: IndexSummary,

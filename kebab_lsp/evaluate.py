@@ -23,7 +23,7 @@ from indexing.embed import Embedder
 from indexing.runtime import shared_embedder
 from indexing.settings import Settings
 from kebab_lsp.workspace import Workspace
-from search.baseline import ARMS, Baseline, Ranked, baseline_spec
+from search.baseline import ARMS, Baseline, Citation, baseline_spec
 from search.evaluation import (
     SETS,
     EvalQuery,
@@ -53,7 +53,7 @@ class EvalOptions:
     baseline: bool = True
 
 
-def _timed(queries: Sequence[EvalQuery], ranked: Callable[[str], Sequence[Ranked]]) -> Scores:
+def _timed(queries: Sequence[EvalQuery], ranked: Callable[[str], Sequence[Citation]]) -> Scores:
     per_query, latencies = [], []
     for q in queries:
         t0 = time.perf_counter()
@@ -63,16 +63,16 @@ def _timed(queries: Sequence[EvalQuery], ranked: Callable[[str], Sequence[Ranked
     return aggregate(per_query, latencies)
 
 
-def _kebab(ws: Workspace, mode: str) -> Callable[[str], list[Ranked]]:
-    def ranked(text: str) -> list[Ranked]:
+def _kebab(ws: Workspace, mode: str) -> Callable[[str], list[Citation]]:
+    def ranked(text: str) -> list[Citation]:
         result = ws.searcher.search(SearchRequest(text, mode=mode, k=K))
         return [(h.path, h.span.start_line, h.chunk_lines) for h in result.hits]
 
     return ranked
 
 
-def _symbols(index: SymbolIndex) -> Callable[[str], list[Ranked]]:
-    def ranked(text: str) -> list[Ranked]:
+def _symbols(index: SymbolIndex) -> Callable[[str], list[Citation]]:
+    def ranked(text: str) -> list[Citation]:
         return [(m.row.path, m.row.symbol.selection.start_line, (m.row.symbol.range.start_line,
                  m.row.symbol.range.end_line)) for m in index.match(text, K).items]
 
@@ -86,7 +86,7 @@ def _score_set(ws: Workspace, name: str, queries: Sequence[EvalQuery],
         out["workspace_symbol"] = _timed(queries, _symbols(SymbolIndex(ws.store))).as_json()
     if baseline is not None and name in BASELINE_SETS:
         for arm in ARMS:
-            def ranked(text: str, arm: str = arm) -> Sequence[Ranked]:
+            def ranked(text: str, arm: str = arm) -> Sequence[Citation]:
                 return baseline.search(arm, text, K)
 
             out[BASELINE_PREFIX + arm] = _timed(queries, ranked).as_json()

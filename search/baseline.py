@@ -49,8 +49,6 @@ while who whom why will with would you your yours yourself yourselves
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 FloatMatrix = npt.NDArray[np.float32]
-#: The name kebab_lsp/evaluate.py still imports; remove once it imports `Citation`.
-Ranked = Citation
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,6 +110,8 @@ class EmbedScheduler:
         finally:
             folder.embedding = None
         folder.last_sync = summary
+        if summary is not None and summary.rebuilt:
+            self._listener.warn(f"{folder.root}: {summary.rebuilt}")
         if summary is None:
             self._listener.log("warning", f"vector search is off for {folder.root}: "
                                           f"{folder.index.vector_error}")

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexing.discover import DEFAULT_SKIP_DIRS, IGNORE_FILES
+from indexing.discover import DEFAULT_SKIP_DIRS, is_ignore_file
 from indexing.indexer import IndexSummary, ScanJob
 from indexing.runtime.events import Clock, EventQueue, FileEvent
 from indexing.runtime.folders import Folder, FolderRegistry
@@ -257,14 +257,14 @@ class Writer:
 
 def needs_scan(folder: Folder, path: Path) -> bool:
     """An event only a walk can interpret: a directory, or a file of ignore rules."""
-    if not folder.owns(path) or path == folder.root:
+    rel = folder.relative(path)
+    if rel is None or rel == ".":
         return False
-    parts = path.relative_to(folder.root).parts
-    if parts[-3:] == (".git", "info", "exclude") and len(parts) == 3:
+    if is_ignore_file(rel):
         return True
-    if any(p in DEFAULT_SKIP_DIRS for p in parts):
+    if any(p in DEFAULT_SKIP_DIRS for p in rel.split("/")):
         return False
-    return path.name in IGNORE_FILES or path.is_dir()
+    return path.is_dir()
 
 
 def _expand(folder: Folder, events: list[FileEvent]) -> list[FileEvent]:

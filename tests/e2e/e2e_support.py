@@ -303,6 +303,7 @@ class RawClient:
              str(tmp_path / "server.log")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.early: dict[str, dict[str, Any]] = {}  # responses by id (as JSON)
         if read:  # a client that never reads lets the server's answers pile up in the pipe
             threading.Thread(target=self._read, daemon=True).start()
 
@@ -331,14 +332,16 @@ class RawClient:
         self.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
     def answer(self, msg_id: Any, timeout: float = 30) -> dict[str, Any]:
-        """The response to `msg_id` (notifications and server requests on the way are
-        skipped; server requests are answered with null)."""
-        while True:
+        """The response to `msg_id`. Responses come in the order the work finishes, so one
+        that arrives early is kept for its own call; server requests on the way are answered
+        with null, notifications skipped."""
+        while json.dumps(msg_id) not in self.early:
             msg = self.messages.get(timeout=timeout)
             if "method" in msg and "id" in msg:
                 self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
-            elif msg.get("id") == msg_id and "method" not in msg:
-                return msg
+            elif "method" not in msg:
+                self.early[json.dumps(msg.get("id"))] = msg
+        return self.early.pop(json.dumps(msg_id))
 
     def status(self, msg_id: int) -> dict[str, Any]:
         self.send({"jsonrpc": "2.0", "id": msg_id, "method": "kebab/status"})
