@@ -145,6 +145,27 @@ class LspClient:
             raise LspError(method, response["error"])
         return response.get("result")
 
+    def cancelled(self, method: str, params: Any = None, timeout: float = 120.0) -> str:
+        """Send a request and cancel it at once; how it ended: "cancelled" (RequestCancelled)
+        or "answered" (the work won the race). Any other error raises."""
+        with self._lock:
+            self._next_id += 1
+            rid = self._next_id
+            pending = self._pending[rid] = _Pending()
+        self._send({"id": rid, "method": method, "params": params})
+        self.notify("$/cancelRequest", {"id": rid})
+        if not pending.done.wait(timeout):
+            raise TimeoutError(f"{method} got neither an answer nor a cancellation")
+        response = pending.response
+        if response is None:
+            raise ConnectionError(f"server exited before answering {method}")
+        error = response.get("error")
+        if error is None:
+            return "answered"
+        if error.get("code") == -32800:
+            return "cancelled"
+        raise LspError(method, error)
+
     def timed(self, method: str, params: Any = None, timeout: float = 120.0) -> tuple[float, Any]:
         """(seconds, result) of one round trip."""
         t0 = time.perf_counter()
