@@ -69,6 +69,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawClient]:
         if status["folders"] and not status["building"] and status["folders"][0]["files"]:
             break
         time.sleep(0.1)
+    client.root = root  # type: ignore[attr-defined]
     yield client
     client.proc.kill()
 
@@ -136,7 +137,12 @@ def test_hostile_search_params(server: RawClient, query: str, mode: str, k: Any,
     body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": "kebab/search",
                        "params": params}).encode()
     send_body(server, body)
-    still_serving(server, [msg_id])
+    answer = server.answer(msg_id)
+    inside = server.root.resolve().as_uri() + "/"  # type: ignore[attr-defined]
+    for hit in (answer.get("result") or {}).get("hits", []):
+        assert hit["location"]["uri"].startswith(inside), hit["location"]
+        assert not hit["path"].startswith(("/", "..")), hit["path"]
+    still_serving(server, [])
 
 
 @fast
