@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 
 class LspError(Exception):
@@ -57,8 +57,8 @@ class LspClient:
             env={**os.environ, **(env or {})},
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self._out: BinaryIO = self.proc.stdin
-        self._in: BinaryIO = self.proc.stdout
+        self._out: IO[bytes] = self.proc.stdin
+        self._in: IO[bytes] = self.proc.stdout
         self._write_lock = threading.Lock()
         self._lock = threading.Lock()
         self._pending: dict[int, _Pending] = {}
@@ -109,10 +109,10 @@ class LspClient:
                 self._answer_server_request(msg)
             elif "id" in msg:
                 with self._lock:
-                    pending = self._pending.pop(int(msg["id"]), None)
-                if pending is not None:
-                    pending.response = msg
-                    pending.done.set()
+                    waiting = self._pending.pop(int(msg["id"]), None)
+                if waiting is not None:
+                    waiting.response = msg
+                    waiting.done.set()
             elif "method" in msg and len(self.notifications) < 10_000:
                 self.notifications.append((msg["method"], msg.get("params")))
 
