@@ -14,6 +14,7 @@ of them takes over writing, with a catch-up scan, when the writer exits.
 from __future__ import annotations
 
 import datetime as dt
+import fnmatch
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -35,6 +36,18 @@ LEASE_POLL_S = 1.0
 #: read_file_lines answers at most this much.
 MAX_READ_LINES = 400
 MAX_READ_BYTES = 48_000
+
+
+#: Files that hold credentials by name. The index does not skip them yet (that rule belongs in
+#: `indexing.discover`), so this server refuses to read them and drops them from hits.
+SECRET_PATTERNS = (".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*", "id_dsa*",
+                   "id_ecdsa*", "id_ed25519*", ".netrc", ".npmrc", ".pypirc", "*.keystore",
+                   "credentials", "credentials.*", "secrets.*", ".htpasswd")
+
+
+def is_secret(rel_path: str) -> bool:
+    name = rel_path.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SECRET_PATTERNS)
 
 
 class ToolFailure(ValueError):
@@ -134,13 +147,15 @@ class Root:
             self.watcher.start()
             return True
 
-    def cancel_scan(self) -> None:
+    def cancel_scan(self, rebuild: bool) -> None:
         """Stop this root's running or queued scan at its next step: the folder is reopened,
-        which is how the runtime cancels a folder's work."""
+        which is how the runtime cancels a folder's work. A rebuild starts by emptying the
+        index, so a cancelled one is followed by an incremental scan that brings back what it
+        had not rewritten yet (what it had rewritten counts as unchanged)."""
         with self._lock:
             uri = self.folder.uri
             self.runtime.remove_folder(uri)
-            self.folder = self.runtime.add_folder(uri, self.path.name, self.path, scan=False)
+            self.folder = self.runtime.add_folder(uri, self.path.name, self.path, scan=rebuild)
 
     def close(self) -> None:
         if self.watcher is not None:
@@ -248,7 +263,9 @@ class Service:
 
         self.wait_first_index()
         results = [r.searcher.search(req, should_stop=should_stop) for r in self.roots()]
-        return merge_results(results, req.k, req.mode)
+        merged = merge_results(results, req.k, req.mode)
+        merged.hits = [h for h in merged.hits if not is_secret(h.path)]
+        return merged
 
     def read_lines(self, path: str, start: int, end: int | None) -> Lines:
         """Lines `start`..`end` (1-based, inclusive) of an indexed file under a root, capped
@@ -257,6 +274,7 @@ class Service:
             raise ToolFailure(f"start_line must be at least 1, got {start}")
         if end is not None and end < start:
             raise ToolFailure(f"end_line ({end}) is before start_line ({start})")
+        self.wait_first_index()
         root, rel, target = self.resolve(path)
         lines = target.read_bytes().decode("utf-8", errors="replace").splitlines()
         total = len(lines)
@@ -295,6 +313,8 @@ class Service:
         if len(roots) > 1 and "/" in rel:  # "rootname/path" picks a root
             head, rest = rel.split("/", 1)
             candidates = [(r, rest) for r in roots if r.name == head] + candidates
+        if is_secret(rel):
+            raise ToolFailure(f"{path!r} looks like a file of secrets; it cannot be read here")
         for root, sub in candidates:
             target = root.path / sub
             real = Path(os.path.realpath(target))
@@ -337,6 +357,7 @@ class Service:
                 "building": folder.building if root.writing else None,
                 "progress": list(folder.progress) if folder.progress else None,
                 "last_update": last,
+                "last_scan": folder.last_scan.as_json() if folder.last_scan else None,
                 "writer": {"this_process": root.writing, "pid": holder},
                 "watcher": watcher,
                 "error": folder.last_error or folder.index.vector_error,

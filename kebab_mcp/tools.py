@@ -28,7 +28,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, WithJsonSchema
 
 from indexing.settings import MAX_K, Spec
 from kebab_mcp.service import MAX_READ_BYTES, MAX_READ_LINES, Service, ToolFailure
@@ -108,26 +108,32 @@ def _answer(model: BaseModel, text: str) -> CallToolResult:
 # -- arguments from the declared parameter table ---------------------------------------------
 
 
-def _field(spec: Spec, extra: str = "") -> Any:
-    """A pydantic type for one declared parameter (its JSON schema comes from it)."""
-    base: Any
+def spec_schema(spec: Spec) -> dict[str, Any]:
+    """The JSON schema of one declared parameter."""
     if spec.kind == "integer":
-        base = Annotated[int, Field(ge=spec.minimum, le=spec.maximum)]
-    elif spec.kind == "boolean":
-        base = bool
-    elif spec.kind == "choice":
-        base = Literal[spec.choices]  # type: ignore[valid-type]
-    elif spec.kind == "paths":
-        item: Any = Literal[spec.choices] if spec.choices else str  # type: ignore[valid-type]
-        base = item | list[item]
-    else:
-        base = Annotated[str, Field(min_length=1)]
-    doc = spec.doc + (f" Default: {spec.default_doc}." if spec.default_doc else "") + extra
-    return Annotated[base | None, Field(description=doc)]
+        return {"type": "integer", "minimum": spec.minimum, "maximum": spec.maximum}
+    if spec.kind == "boolean":
+        return {"type": "boolean"}
+    if spec.kind == "choice":
+        return {"type": "string", "enum": list(spec.choices)}
+    if spec.kind == "paths":
+        item: dict[str, Any] = {"type": "string"}
+        if spec.choices:
+            item["enum"] = list(spec.choices)
+        return {"anyOf": [item, {"type": "array", "items": item}]}
+    return {"type": "string", "minLength": 1}
+
+
+def _field(spec: Spec, extra: str = "", default_doc: str | None = None) -> Any:
+    """A parameter published with its declared schema and checked by `search.request` (one
+    validator, with its messages), not by a second copy of the rules here."""
+    default = spec.default_doc if default_doc is None else default_doc
+    doc = spec.doc + (f" Default: {default}." if default else "") + extra
+    return Annotated[Any, WithJsonSchema(spec_schema(spec)), Field(description=doc)]
 
 
 _INTENT_DOC = (
-    " auto (default) routes by the query: an identifier finds its definition first, quoted "
+    " auto routes by the query: an identifier finds its definition first, quoted "
     "text or code finds exact text, a sentence runs hybrid (words + meaning); lexical = words "
     "and exact text only; vector = meaning only; hybrid = both fused. An explicit choice is "
     "obeyed or fails with an error, never silently answered another way.")
@@ -137,18 +143,15 @@ def _search_signature() -> inspect.Signature:
     """(query, intent, k, lang, kind, path_glob, group, explain, cursor): `intent` is
     `kebab/search`'s `mode`, the filters are its `filters`."""
     kw = inspect.Parameter.KEYWORD_ONLY
-    k_spec = PARAMS["k"]
     params = [
         inspect.Parameter("ctx", kw, annotation=Context),
         inspect.Parameter("query", kw, annotation=Annotated[str, Field(
             description=PARAMS["query"].doc + " An identifier (`parse_config`, `Store.get`), "
             "\"quoted text\", a code fragment, or a question in plain words.")]),
         inspect.Parameter("intent", kw, default=None,
-                          annotation=_field(PARAMS["mode"], _INTENT_DOC)),
-        inspect.Parameter("k", kw, default=None, annotation=Annotated[
-            Annotated[int, Field(ge=k_spec.minimum, le=k_spec.maximum)] | None,
-            Field(description=f"{k_spec.doc} Default: {DEFAULT_K} (a page; use cursor for "
-                              "more).")]),
+                          annotation=_field(PARAMS["mode"], _INTENT_DOC, "auto")),
+        inspect.Parameter("k", kw, default=None, annotation=_field(
+            PARAMS["k"], " Hits per page; cursor gets the next page.", str(DEFAULT_K))),
         *[inspect.Parameter(name, kw, default=None, annotation=_field(spec))
           for name, spec in FILTERS.items()],
         inspect.Parameter("group", kw, default="none", annotation=Annotated[
@@ -175,9 +178,9 @@ def _offset(cursor: str | None, query_key: str) -> int:
         data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         offset, key = int(data["o"]), data["q"]
     except (ValueError, KeyError, TypeError) as exc:
-        raise ToolFailure(f"cursor {cursor!r} is not one this server gave out") from exc
+        raise ToolError(f"cursor {cursor!r} is not one this server gave out") from exc
     if key != query_key:
-        raise ToolFailure("this cursor belongs to another search (different query or "
+        raise ToolError("this cursor belongs to another search (different query or "
                           "filters); repeat that search, or drop the cursor")
     return offset
 
@@ -279,7 +282,8 @@ others read and take over if it exits) and the file watcher's state."""
 BUILD_DOC = """Bring the index up to date now (incremental: only changed files), or rebuild
 it (rebuild=true re-extracts every file). Reports progress notifications while it runs and
 stops when the request is cancelled. Rarely needed: the writing process watches files and
-indexes changes within about a second."""
+indexes changes within about a second. Cancelling a rebuild leaves the index catching up
+incrementally (a rebuild starts from an empty index)."""
 
 HELP_TEXT = """kebab: offline code search over this workspace.
 - codebase_search: start here. query = an identifier (finds its definition first), "quoted
@@ -302,20 +306,22 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
 
     async def codebase_search(ctx: Context, **args: Any) -> CallToolResult:
         await _ensure_roots(service, ctx)
-        page = args.get("k") or DEFAULT_K
-        params = {"query": args["query"], "mode": args.get("intent"),
+        params = {"query": args["query"], "mode": args.get("intent"), "k": args.get("k"),
                   "explain": args.get("explain"),
                   "filters": {n: args.get(n) for n in FILTERS if args.get(n) is not None}}
-        key_src = json.dumps({**params, "k": page, "group": args.get("group")}, sort_keys=True)
+        try:
+            req = parse_request(params, service.settings)
+        except InvalidQuery as exc:  # `intent` is kebab/search's `mode`
+            raise ToolError(str(exc).replace("mode", "intent")) from exc
+        page = args.get("k") or DEFAULT_K
+        key_src = json.dumps({**params, "k": page, "group": args.get("group")}, sort_keys=True,
+                             default=str)
         key = hashlib.blake2b(key_src.encode(), digest_size=6).hexdigest()
         offset = _offset(args.get("cursor"), key)
         if offset + page > MAX_K:
             raise ToolError(f"cannot page past {MAX_K} hits; narrow the search with lang, "
                             "kind or path_glob")
-        try:
-            req = parse_request({**params, "k": offset + page}, service.settings)
-        except InvalidQuery as exc:
-            raise ToolError(str(exc)) from exc
+        req = dataclasses.replace(req, k=offset + page)
         req = dataclasses.replace(req, snippet_chars=SNIPPET_CHARS)
         result = await _run(lambda stop: service.search(req, stop))
         from kebab_lsp.convert import meta_wire  # the one meta wire, shared with kebab/search
@@ -403,7 +409,7 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
                 await anyio.sleep(0.1)
         except anyio.get_cancelled_exc_class():
             for r in roots:
-                r.cancel_scan()
+                r.cancel_scan(rebuild)
             raise
         out = []
         for r in roots:
