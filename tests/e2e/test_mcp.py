@@ -286,8 +286,16 @@ async def test_two_servers_share_one_index_and_the_survivor_takes_over(tmp_path:
             (ws / "src/users/extra.py").write_text("def walrus_tusk_marker():\n    pass\n")
             found = await _search_until(b, "walrus_tusk_marker", 20)
             assert [h["path"] for h in found["hits"]] == ["src/users/extra.py"]
-            # Hybrid answers in the reader too (vectors written by A, read by B).
-            await _search_until(a, "walrus_tusk_marker", 5)
+            # The reader answers hybrid questions too: vectors written by A, read by B.
+            for _ in range(100):
+                if (await call(a, "get_status"))["roots"][0]["vectors"]["share"] == 1.0:
+                    break
+                await asyncio.sleep(0.2)
+            hybrid = await call(b, "codebase_search", query="look a user up and write it as json")
+            assert hybrid["meta"]["query_plan"] and hybrid["hits"]
+            assert "vector" in hybrid["meta"]["query_plan"], hybrid["meta"]["query_plan"]
+            assert not any("lexical search" in w for w in hybrid["meta"]["warnings"])
+            assert hybrid["hits"][0]["path"] == "server/handler.go"
             state_b = await call(b, "debug_state")
             assert state_b["writing"] == {"ws": False}
             # B never imported lancedb, which all LanceDB writes go through: only A wrote.
