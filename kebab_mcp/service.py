@@ -206,6 +206,11 @@ class Service:
         with self._lock:
             if self._roots is None:
                 paths = self._paths or [Path.cwd().resolve()]
+                if not self._paths and paths[0] in (Path(paths[0].anchor), Path.home()):
+                    raise ToolFailure(
+                        f"no roots: the client offered none and the current directory is "
+                        f"{paths[0]}, too broad to index. Start the server as `kebab mcp "
+                        "PATH`, or from the project's directory")
                 missing = [str(p) for p in paths if not p.is_dir()]
                 if missing:
                     raise ToolFailure(f"not a directory: {', '.join(missing)}")

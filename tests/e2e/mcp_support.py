@@ -35,8 +35,8 @@ def make_workspace(tmp_path: Path) -> Path:
 
 @contextlib.asynccontextmanager
 async def mcp_session(roots: list[Path], index_dir: Path, *flags: str,
-                      errlog: Path | None = None,
-                      roots_callback: Any = None) -> AsyncIterator[ClientSession]:
+                      errlog: Path | None = None, roots_callback: Any = None,
+                      cwd: Path | None = None) -> AsyncIterator[ClientSession]:
     env = dict(os.environ, KEBAB_MCP_DEBUG="1", HF_HUB_OFFLINE="1",
                PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH"))
                                           if p))
@@ -44,7 +44,7 @@ async def mcp_session(roots: list[Path], index_dir: Path, *flags: str,
         command=sys.executable,
         args=["-m", "kebab_lsp.cli", "mcp", *map(str, roots), "--index-dir", str(index_dir),
               *flags],
-        env=env, cwd=str(roots[0]) if roots else str(index_dir.parent))
+        env=env, cwd=str(cwd or (roots[0] if roots else index_dir.parent)))
     log = open(errlog or os.devnull, "a", encoding="utf-8")  # noqa: SIM115 - closed below
     try:
         async with stdio_client(params, errlog=log) as (read, write):

@@ -202,6 +202,11 @@ async def test_client_roots_are_used_when_no_path_is_given(tmp_path: Path) -> No
     async with mcp_session([], tmp_path / "index", NO_EMBED, roots_callback=roots) as s:
         status = (await call(s, "get_status"))["roots"]
         assert [r["path"] for r in status] == [str(ws)]
+    # No paths, no client roots: the current directory, unless it is far too broad.
+    async with mcp_session([], tmp_path / "index", NO_EMBED, cwd=ws) as s:
+        assert [r["path"] for r in (await call(s, "get_status"))["roots"]] == [str(ws)]
+    async with mcp_session([], tmp_path / "index", NO_EMBED, cwd=Path("/")) as s:
+        assert "too broad to index" in await error(s, "get_status")
 
 
 def _big_tree(root: Path, files: int) -> None:
