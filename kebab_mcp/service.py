@@ -343,9 +343,11 @@ class Service:
             stats = folder.index.store.stats()
             vindex = folder.index.vector_index() if root.writing else None
             embedded: dict[str, Any]
-            if vindex is not None:
+            if folder.index.vector_error is not None:
+                embedded = {"enabled": False, "reason": folder.index.vector_error}
+            elif vindex is not None:
                 have, total = vindex.coverage(stats.chunks)
-                embedded = {"embedded": have, "total": total,
+                embedded = {"enabled": True, "embedded": have, "total": total,
                             "share": round(have / total, 3) if total else 1.0}
             else:
                 embedded = _embedded_from_meta(folder, stats.chunks)
@@ -365,7 +367,7 @@ class Service:
                 "last_scan": folder.last_scan.as_json() if folder.last_scan else None,
                 "writer": {"this_process": root.writing, "pid": holder},
                 "watcher": watcher,
-                "error": folder.last_error or folder.index.vector_error,
+                "error": folder.last_error,
             })
         return out
 
@@ -385,7 +387,7 @@ def _embedded_from_meta(folder: Folder, chunks: int) -> dict[str, Any]:
     """A reader does not open LanceDB for status: it says what the writer recorded."""
     synced = folder.index.store.meta_value("vector_synced_lexical_version")
     current = str(folder.index.store.lexical_version())
-    return {"embedded": None, "total": chunks, "share": None,
+    return {"enabled": True, "embedded": None, "total": chunks, "share": None,
             "current": synced == current if synced else False,
             "note": "counted by the writing process; this one only reads"}
 

@@ -378,8 +378,13 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
         lines = []
         for r in roots:
             vec = r["vectors"]
-            share = (f"{vec['share']:.0%} embedded" if vec.get("share") is not None
-                     else "embedding: see the writing process")
+            if not vec["enabled"]:
+                share = f"no vectors ({vec['reason']})"
+            elif vec.get("share") is not None:
+                share = f"{vec['share']:.0%} embedded"
+            else:
+                share = "vectors " + ("current" if vec["current"] else "behind") + \
+                    " (counted by the writing process)"
             who = "this process" if r["writer"]["this_process"] else f"pid {r['writer']['pid']}"
             lines.append(f"{r['root']}: {r['files']} files, {r['symbols']} symbols, "
                          f"{r['chunks']} chunks, {share}; building={r['building']}; last "

@@ -187,6 +187,8 @@ async def test_read_file_lines_status_and_safety(tmp_path: Path) -> None:
         assert root["writer"] == {"this_process": True, "pid": root["writer"]["pid"]}
         assert root["watcher"] == "watching" and root["building"] is False
         assert root["last_update"].endswith("+00:00")
+        assert root["vectors"] == {"enabled": False, "reason": "embeddings are off"}
+        assert root["error"] is None
         assert "8 files" in (await call(s, "get_status"))["_text"]
 
         pid = (await call(s, "debug_state"))["pid"]
@@ -286,6 +288,7 @@ async def test_two_servers_share_one_index_and_the_survivor_takes_over(tmp_path:
             a_pid = (await call(a, "debug_state"))["pid"]
             assert status_b["writer"] == {"this_process": False, "pid": a_pid}
             assert status_b["files"] == 8
+            assert status_b["vectors"]["enabled"] is True and status_b["building"] is None
 
             # The writer sees an edit through its watcher; the reader sees the commit.
             (ws / "src/users/extra.py").write_text("def walrus_tusk_marker():\n    pass\n")
