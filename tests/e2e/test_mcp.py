@@ -160,6 +160,11 @@ async def test_read_file_lines_status_and_safety(tmp_path: Path) -> None:
         assert (tail["end_line"], tail["truncated"]) == (len(source), False)
         assert "past the end" in await error(s, "read_file_lines", path="src/users/store.py",
                                              start_line=500)
+        assert "start_line" in await error(s, "read_file_lines", path="src/users/store.py",
+                                           start_line="twelve")
+        assert "greater than or equal to 1" in await error(
+            s, "read_file_lines", path="src/users/store.py", start_line=0)
+        assert "Unknown tool" in await error(s, "read_whole_repo")
         assert "before start_line" in await error(s, "read_file_lines",
                                                   path="src/users/store.py", start_line=5,
                                                   end_line=2)
