@@ -20,7 +20,6 @@ from indexing.settings import Settings
 from indexing.settings import add_arguments as add_setting_flags
 from indexing.settings import from_arguments as settings_from_flags
 from kebab_lsp.convert import result_wire
-from kebab_lsp.workspace import Workspace
 from search.types import InvalidQuery, SearchUnavailable
 
 if TYPE_CHECKING:
@@ -34,6 +33,8 @@ INDEX_FLAGS = ("index_dir", "exclude", "max_file_bytes", "model_dir", "workers",
                "embed_threads")
 SEARCH_FLAGS = ("index_dir", "exclude", "max_file_bytes", "model_dir", "embed_threads",
                 "default_mode", "default_k", "rrf_k")
+MCP_FLAGS = ("index_dir", "exclude", "max_file_bytes", "model_dir", "workers", "embed",
+             "embed_threads", "debounce_ms")
 EVAL_FLAGS = ("index_dir", "exclude", "max_file_bytes", "model_dir", "workers", "embed_threads",
               "rrf_k")
 
@@ -104,17 +105,25 @@ def _root(args: argparse.Namespace) -> Path:
 
 def index_folder(root: Path, settings: Settings, rebuild: bool = False) -> Folder:
     """Index (and, with `settings.embed`, embed) one folder with the same runtime the server
-    runs, then stop it."""
+    runs, then stop it. Only the holder of the index's writer lease writes: when a running
+    `kebab mcp` holds it, that process keeps the index current and this one refuses."""
     from indexing.runtime import Runtime
+    from indexing.runtime.lease import WriterLease
 
     runtime = Runtime(CliListener(), settings)
     folder = runtime.add_folder(root.as_uri(), root.name, root, scan=False)
+    lease = WriterLease(folder.index.index_dir)
+    if not lease.try_acquire():
+        folder.index.close()
+        raise SystemExit(f"kebab: process {lease.holder()} is writing the index of {root} and "
+                         "keeps it current; not writing it from here too")
     runtime.scan(folder, rebuild=rebuild)
     runtime.start()
     try:
         runtime.wait_idle(embedding=settings.embed)
     finally:
         runtime.stop()
+        lease.release()
     return folder
 
 
@@ -159,6 +168,7 @@ def _print_summary(folder: Folder, s: IndexSummary, list_skipped: bool) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    from kebab_lsp.workspace import Workspace
     from search.request import from_arguments as request_from_flags
 
     root = _root(args)
@@ -216,6 +226,8 @@ def _print_hit(hit: dict[str, Any], color: bool) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from kebab_lsp.workspace import Workspace
+
     ws = Workspace(_root(args), _settings(args, ("index_dir",)))
     stats = ws.store.stats()
     last = (dt.datetime.fromtimestamp(stats.last_update, dt.UTC).isoformat(timespec="seconds")
@@ -269,6 +281,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from kebab_mcp.server import run_stdio
+
+    paths = [Path(p) for p in args.paths]
+    missing = [str(p) for p in paths if not p.is_dir()]
+    if missing:
+        raise SystemExit(f"kebab: not a directory: {', '.join(missing)}")
+    run_stdio(paths, _settings(args, MCP_FLAGS))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from search.request import add_arguments as add_request_flags
 
@@ -310,6 +333,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="skip the plain baseline (dense, bm25, hybrid) scored next to kebab")
     common(p, EVAL_FLAGS)
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("mcp", help="run the MCP server (for coding agents) on stdio")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="workspace roots (default: the client's roots, else the current "
+                        "directory)")
+    add_setting_flags(p, MCP_FLAGS)
+    p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("serve", help="run the language server on stdio")
     _serve_args(p)
@@ -365,6 +395,11 @@ def serve_main() -> None:
     _serve_args(parser)
     args = parser.parse_args()
     cmd_serve(args)
+
+
+def mcp_main() -> None:
+    """The `kebab-mcp` console script: `kebab mcp` under its own name."""
+    sys.exit(main(["mcp", *sys.argv[1:]]))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = ("kebab_lsp", "indexing", "search")
+PACKAGES = ("kebab_lsp", "kebab_mcp", "indexing", "search")
 DOC = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
 
 
@@ -17,12 +17,12 @@ def modules() -> set[str]:
 
 
 def test_every_module_is_in_the_document() -> None:
-    named = set(re.findall(r"`((?:kebab_lsp|indexing|search)/[\w/]+\.py)`", DOC))
+    named = set(re.findall(r"`((?:kebab_lsp|kebab_mcp|indexing|search)/[\w/]+\.py)`", DOC))
     assert modules() - named == set(), "modules missing from docs/architecture.md"
 
 
 def test_the_document_names_no_module_that_does_not_exist() -> None:
-    named = set(re.findall(r"`((?:kebab_lsp|indexing|search)/[\w/*.]+)`", DOC))
+    named = set(re.findall(r"`((?:kebab_lsp|kebab_mcp|indexing|search)/[\w/*.]+)`", DOC))
     for path in named:
         assert list(REPO.glob(path)), f"docs/architecture.md names {path}, which does not exist"
 
@@ -40,8 +40,10 @@ def _imports(package: str) -> set[tuple[str, str]]:
 
 
 def test_arrows_point_one_way() -> None:
-    protocol = {"pygls", "lsprotocol"}
+    protocol = {"pygls", "lsprotocol", "mcp"}
     for path, top in _imports("indexing"):
-        assert top not in protocol | {"search", "kebab_lsp"}, f"{path} imports {top}"
+        assert top not in protocol | {"search", "kebab_lsp", "kebab_mcp"}, f"{path} imports {top}"
     for path, top in _imports("search"):
-        assert top not in protocol | {"kebab_lsp"}, f"{path} imports {top}"
+        assert top not in protocol | {"kebab_lsp", "kebab_mcp"}, f"{path} imports {top}"
+    for path, top in _imports("kebab_mcp"):
+        assert top not in {"pygls", "lsprotocol"}, f"{path} imports {top}"

@@ -1,0 +1,69 @@
+"""The writer lease: at most one process writes an index at a time.
+
+Many processes may open one index (`kebab mcp` for several agents, the CLI, editors); they all
+read, and exactly one, the holder of this lease, runs the writer, the embed scheduler and the
+file watcher. The lease is an exclusive `flock` on `writer.lock` in the index directory: the
+kernel drops it when its holder exits, however it exits (`kill -9` included), so a reader that
+keeps trying takes over within one poll. The file also names the holder's pid, for status.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from pathlib import Path
+
+LOCK_NAME = "writer.lock"
+
+
+class WriterLease:
+    def __init__(self, index_dir: Path) -> None:
+        self.path = index_dir / LOCK_NAME
+        self._fd: int | None = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def try_acquire(self) -> bool:
+        """Take the lease if nobody holds it; never blocks. True when this process holds it."""
+        if self._fd is not None:
+            return True
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._fd = fd
+        return True
+
+    def holder(self) -> int | None:
+        """The pid of the process holding the lease, if any holds it."""
+        if self._fd is not None:
+            return os.getpid()
+        try:
+            fd = os.open(self.path, os.O_RDWR)
+        except FileNotFoundError:
+            return None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # held: the pid it wrote is current
+                text = os.pread(fd, 32, 0).decode(errors="replace").strip()
+                return int(text) if text.isdigit() else None
+            fcntl.flock(fd, fcntl.LOCK_UN)  # free: whatever pid it names is gone
+            return None
+        finally:
+            os.close(fd)
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+            os.close(fd)  # closing the descriptor drops the flock

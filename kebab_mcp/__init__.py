@@ -1,0 +1,1 @@
+"""The Model Context Protocol adapter: `kebab mcp`, code search for coding agents."""

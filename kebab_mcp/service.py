@@ -1,0 +1,402 @@
+"""What a running `kebab mcp` holds, with no protocol in it: the roots, and per root its index,
+searcher, writer lease, runtime and file watcher. The tools in `kebab_mcp.tools` call these
+methods and translate.
+
+Nothing heavy is imported until a tool needs an index: the runtime (tree-sitter), LanceDB and
+the embedding model load on the first call that searches, reads or builds.
+
+Each root's index may be shared with other processes (`indexing.runtime.lease`). The process
+holding a root's writer lease runs its runtime (writer, embed scheduler) and a file watcher, so
+the index follows the disk; the others only read, and poll the lease once a second so that one
+of them takes over writing, with a catch-up scan, when the writer exits.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+import os
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from indexing.settings import Settings
+from search.types import InvalidQuery
+
+if TYPE_CHECKING:
+    from indexing.runtime import Folder, Runtime
+    from indexing.runtime.lease import WriterLease
+    from search.engine import Searcher
+    from search.types import SearchRequest, SearchResult
+
+#: How often a reader tries to take over an index whose writer may have gone.
+LEASE_POLL_S = 1.0
+#: read_file_lines answers at most this much.
+MAX_READ_LINES = 400
+MAX_READ_BYTES = 48_000
+
+
+#: Files that hold credentials by name. The index does not skip them yet (that rule belongs in
+#: `indexing.discover`), so this server refuses to read them and drops them from hits.
+SECRET_PATTERNS = (".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*", "id_dsa*",
+                   "id_ecdsa*", "id_ed25519*", ".netrc", ".npmrc", ".pypirc", "*.keystore",
+                   "credentials", "credentials.*", "secrets.*", ".htpasswd")
+
+
+def is_secret(rel_path: str) -> bool:
+    name = rel_path.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SECRET_PATTERNS)
+
+
+class ToolFailure(ValueError):
+    """A request that cannot be answered as asked; the message says what is wrong and what to
+    do instead."""
+
+
+class Watcher:
+    """A thread (`kebab-watch`) that turns file changes under a root into runtime events.
+
+    watchfiles batches and debounces changes itself; the writer's own debounce and ignore rules
+    (`Runtime.changed`) decide what is indexed."""
+
+    def __init__(self, root: Path, on_change: Callable[[list[Path]], None],
+                 skip: Path | None) -> None:
+        self.root = root
+        self._on_change = on_change
+        self._skip = skip
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="kebab-watch", daemon=True)
+        self.state = "starting"
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _run(self) -> None:
+        from watchfiles import watch
+
+        try:
+            self.state = "watching"
+            for changes in watch(self.root, stop_event=self._stop, debounce=100, step=50,
+                                 raise_interrupt=False):
+                paths = [Path(p) for _, p in changes]
+                if self._skip is not None:
+                    paths = [p for p in paths if p != self._skip and self._skip not in p.parents]
+                if paths:
+                    self._on_change(paths)
+            self.state = "stopped"
+        except Exception as exc:  # noqa: BLE001 - a dead watcher is reported by get_status
+            self.state = f"failed: {type(exc).__name__}: {exc}"
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+
+class Root:
+    """One root: its index, a searcher over it, and, while this process holds the root's
+    writer lease, the runtime and watcher that keep it current."""
+
+    def __init__(self, path: Path, settings: Settings, listener: Any) -> None:
+        from indexing.runtime import Runtime
+        from indexing.runtime.lease import WriterLease
+
+        self.path = path
+        self.settings = settings
+        self.runtime: Runtime = Runtime(listener, settings)
+        self.folder: Folder = self.runtime.add_folder(path.as_uri(), path.name, path, scan=False)
+        self.lease: WriterLease = WriterLease(self.folder.index.index_dir)
+        self.watcher: Watcher | None = None
+        self._lock = threading.Lock()
+        self._searcher: Searcher | None = None
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def writing(self) -> bool:
+        return self.lease.held
+
+    @property
+    def searcher(self) -> Searcher:
+        from search.engine import Searcher
+
+        with self._lock:
+            if self._searcher is None or self._searcher.store is not self.folder.index.store:
+                index = self.folder.index
+                self._searcher = Searcher(self.folder.root, index.store, vectors=index,
+                                          status=self.folder, settings=lambda: self.settings)
+            return self._searcher
+
+    def try_write(self) -> bool:
+        """Take the writer lease if it is free; on taking it, start the runtime with a
+        catch-up scan (the index may lag the disk by whatever changed since the last writer)
+        and the watcher. True while this process writes."""
+        with self._lock:
+            if self.lease.held:
+                return True
+            if not self.lease.try_acquire():
+                return False
+            self.runtime.start()
+            self.runtime.scan(self.folder)
+            self.watcher = Watcher(self.folder.root, self.runtime.changed,
+                                   self.folder.index.index_dir)
+            self.watcher.start()
+            return True
+
+    def cancel_scan(self, rebuild: bool) -> None:
+        """Stop this root's running or queued scan at its next step: the folder is reopened,
+        which is how the runtime cancels a folder's work. A rebuild starts by emptying the
+        index, so a cancelled one is followed by an incremental scan that brings back what it
+        had not rewritten yet (what it had rewritten counts as unchanged)."""
+        with self._lock:
+            uri = self.folder.uri
+            self.runtime.remove_folder(uri)
+            self.folder = self.runtime.add_folder(uri, self.path.name, self.path, scan=rebuild)
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+        if self.lease.held:
+            self.runtime.stop()
+        else:
+            self.folder.index.close()
+        self.lease.release()
+
+
+@dataclass(frozen=True, slots=True)
+class Lines:
+    root: str
+    path: str
+    start_line: int
+    end_line: int
+    total_lines: int
+    text: str
+    truncated: bool
+
+
+class Service:
+    def __init__(self, paths: Iterable[Path], settings: Settings, listener: Any) -> None:
+        self.settings = settings
+        self._listener = listener
+        self._paths = [p.resolve() for p in paths]
+        self._roots: list[Root] | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._poller: threading.Thread | None = None
+
+    # -- roots -------------------------------------------------------------------------------
+
+    @property
+    def has_paths(self) -> bool:
+        return bool(self._paths)
+
+    def set_paths(self, paths: Iterable[Path]) -> None:
+        """Roots offered by the client, used when none were given on the command line."""
+        with self._lock:
+            if not self._paths and self._roots is None:
+                self._paths = [p.resolve() for p in paths if p.is_dir()]
+
+    def roots(self) -> list[Root]:
+        """The roots, opened on first use (the current directory when none were given); this
+        is where the index, the runtime and the lease poller start."""
+        with self._lock:
+            if self._roots is None:
+                paths = self._paths or [Path.cwd().resolve()]
+                if not self._paths and paths[0] in (Path(paths[0].anchor), Path.home()):
+                    raise ToolFailure(
+                        f"no roots: the client offered none and the current directory is "
+                        f"{paths[0]}, too broad to index. Start the server as `kebab mcp "
+                        "PATH`, or from the project's directory")
+                missing = [str(p) for p in paths if not p.is_dir()]
+                if missing:
+                    raise ToolFailure(f"not a directory: {', '.join(missing)}")
+                self._roots = [Root(p, self.settings, self._listener)
+                               for p in dict.fromkeys(paths)]
+                for root in self._roots:
+                    root.try_write()
+                self._poller = threading.Thread(target=self._poll, name="kebab-lease",
+                                                daemon=True)
+                self._poller.start()
+            return self._roots
+
+    @property
+    def opened(self) -> bool:
+        return self._roots is not None
+
+    def _poll(self) -> None:
+        """The lease poller (`kebab-lease`): readers try to become the writer."""
+        while not self._stop.wait(LEASE_POLL_S):
+            for root in self._roots or []:
+                if not root.writing:
+                    try:
+                        root.try_write()
+                    except Exception as exc:  # noqa: BLE001 - try again next poll
+                        self._listener.log("error", f"taking over {root.path}: {exc}")
+
+    def root(self, name: str | None) -> list[Root]:
+        roots = self.roots()
+        if name is None:
+            return roots
+        chosen = [r for r in roots if name in (r.name, str(r.path))]
+        if not chosen:
+            raise ToolFailure(f"unknown root {name!r}; the roots are "
+                              f"{', '.join(repr(r.name) for r in roots)}")
+        return chosen
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._poller is not None:
+            self._poller.join(LEASE_POLL_S * 3)
+        for root in self._roots or []:
+            root.close()
+
+    # -- answers -----------------------------------------------------------------------------
+
+    def wait_first_index(self, timeout: float = 120.0) -> None:
+        """A first question on a never-indexed root waits for its lexical index (vectors come
+        later, in the background)."""
+        for root in self.roots():
+            if root.writing and root.folder.index.store.stats().files == 0:
+                root.runtime.wait_idle(timeout)
+
+    def search(self, req: SearchRequest, should_stop: Callable[[], bool]) -> SearchResult:
+        from search.merge import merge_results
+
+        self.wait_first_index()
+        results = [r.searcher.search(req, should_stop=should_stop) for r in self.roots()]
+        merged = merge_results(results, req.k, req.mode)
+        merged.hits = [h for h in merged.hits if not is_secret(h.path)]
+        return merged
+
+    def read_lines(self, path: str, start: int, end: int | None) -> Lines:
+        """Lines `start`..`end` (1-based, inclusive) of an indexed file under a root, capped
+        at MAX_READ_LINES lines and MAX_READ_BYTES bytes."""
+        if start < 1:
+            raise ToolFailure(f"start_line must be at least 1, got {start}")
+        if end is not None and end < start:
+            raise ToolFailure(f"end_line ({end}) is before start_line ({start})")
+        self.wait_first_index()
+        root, rel, target = self.resolve(path)
+        lines = target.read_bytes().decode("utf-8", errors="replace").splitlines()
+        total = len(lines)
+        if start > max(total, 1):
+            raise ToolFailure(f"{rel} has {total} lines; start_line {start} is past the end")
+        last = min(end if end is not None else start + MAX_READ_LINES - 1, total,
+                   start + MAX_READ_LINES - 1)
+        out: list[str] = []
+        size = 0
+        for i in range(start - 1, last):
+            size += len(lines[i].encode()) + 1
+            if size > MAX_READ_BYTES and out:
+                break
+            out.append(lines[i])
+        got_end = start + len(out) - 1
+        wanted_end = min(end if end is not None else total, total)
+        return Lines(root=root.name, path=rel, start_line=start, end_line=got_end,
+                     total_lines=total, text="\n".join(out), truncated=got_end < wanted_end)
+
+    def resolve(self, path: str) -> tuple[Root, str, Path]:
+        """The root, root-relative path and real file for a path a client sent. Only files
+        in the index can be read: a path outside every root (absolute, `..`, a symlink out)
+        or one the index leaves out (ignored, excluded, secret, binary, too large) is
+        refused."""
+        if not path or "\0" in path:
+            raise ToolFailure("path must be a non-empty path relative to a root")
+        if path.startswith(("/", "\\", "~")) or (len(path) > 1 and path[1] == ":"):
+            raise ToolFailure(f"{path!r} is absolute; give a path relative to a root, as "
+                              "codebase_search returns them")
+        parts = path.replace("\\", "/").split("/")
+        if ".." in parts:
+            raise ToolFailure(f"{path!r} contains '..'; paths must stay inside the roots")
+        rel = "/".join(p for p in parts if p not in ("", "."))
+        roots = self.roots()
+        candidates = [(r, rel) for r in roots]
+        if len(roots) > 1 and "/" in rel:  # "rootname/path" picks a root
+            head, rest = rel.split("/", 1)
+            candidates = [(r, rest) for r in roots if r.name == head] + candidates
+        if is_secret(rel):
+            raise ToolFailure(f"{path!r} looks like a file of secrets; it cannot be read here")
+        for root, sub in candidates:
+            target = root.path / sub
+            real = Path(os.path.realpath(target))
+            if not (real == root.path or root.path in real.parents):
+                if target.exists() or target.is_symlink():
+                    raise ToolFailure(f"{path!r} resolves outside the root {root.name!r} "
+                                      "(a symlink out); refused")
+                continue
+            if root.folder.index.store.file_state(sub) is not None and real.is_file():
+                return root, sub, real
+            if real.exists():
+                raise ToolFailure(f"{path!r} is not in the index (ignored, excluded, a secret, "
+                                  "binary or too large), so it cannot be read here")
+        raise ToolFailure(f"no file {path!r} in the index of "
+                          f"{', '.join(repr(r.name) for r in roots)}")
+
+    def status(self) -> list[dict[str, Any]]:
+        out = []
+        for root in self.roots():
+            folder = root.folder
+            stats = folder.index.store.stats()
+            vindex = folder.index.vector_index() if root.writing else None
+            embedded: dict[str, Any]
+            if folder.index.vector_error is not None:
+                embedded = {"enabled": False, "reason": folder.index.vector_error}
+            elif vindex is not None:
+                have, total = vindex.coverage(stats.chunks)
+                embedded = {"enabled": True, "embedded": have, "total": total,
+                            "share": round(have / total, 3) if total else 1.0}
+            else:
+                embedded = _embedded_from_meta(folder, stats.chunks)
+            last = (dt.datetime.fromtimestamp(stats.last_update, dt.UTC)
+                    .isoformat(timespec="seconds") if stats.last_update else None)
+            holder = root.lease.holder()
+            watcher = root.watcher.state if root.watcher else (
+                f"not here: process {holder} writes and watches" if holder else "none")
+            out.append({
+                "root": root.name, "path": str(root.path),
+                "index_dir": str(folder.index.index_dir),
+                "files": stats.files, "symbols": stats.symbols, "chunks": stats.chunks,
+                "vectors": embedded,
+                "building": folder.building if root.writing else None,
+                "progress": list(folder.progress) if folder.progress else None,
+                "last_update": last,
+                "last_scan": folder.last_scan.as_json() if folder.last_scan else None,
+                "writer": {"this_process": root.writing, "pid": holder},
+                "watcher": watcher,
+                "error": folder.last_error,
+            })
+        return out
+
+    def start_build(self, names: list[str] | None, rebuild: bool) -> list[Root]:
+        roots = [r for n in (names or [None]) for r in self.root(n)]  # type: ignore[list-item]
+        for root in roots:
+            if not root.try_write():
+                raise ToolFailure(
+                    f"process {root.lease.holder()} is writing the index of {root.name!r} and "
+                    "keeps it current; build it there, or stop that process")
+        for root in roots:
+            root.runtime.scan(root.folder, rebuild)
+        return roots
+
+
+def _embedded_from_meta(folder: Folder, chunks: int) -> dict[str, Any]:
+    """A reader does not open LanceDB for status: it says what the writer recorded."""
+    synced = folder.index.store.meta_value("vector_synced_lexical_version")
+    current = str(folder.index.store.lexical_version())
+    return {"enabled": True, "embedded": None, "total": chunks, "share": None,
+            "current": synced == current if synced else False,
+            "note": "counted by the writing process; this one only reads"}
+
+
+def check_query_text(query: str) -> None:
+    """`codebase_search` refuses what `kebab/search` refuses, with its message."""
+    from search.request import MAX_QUERY_CHARS, check_text
+
+    try:
+        check_text(query, MAX_QUERY_CHARS)
+    except InvalidQuery as exc:
+        raise ToolFailure(str(exc)) from exc

@@ -1,0 +1,334 @@
+"""`kebab mcp` end to end: the MCP SDK's client over stdio against the real server on a real
+workspace and index (no mocks)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import types
+from mcp_support import SAMPLE, call, error, make_workspace, mcp_session
+
+NO_EMBED = "--no-embed"
+HEAVY = {"lancedb", "pyarrow", "onnxruntime", "tokenizers", "tree_sitter", "tree_sitter_python",
+         "indexing.runtime", "indexing.embed"}
+
+
+async def test_tools_list_is_complete_and_start_is_thin(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    async with mcp_session([ws], tmp_path / "index", NO_EMBED) as s:
+        listed = {t.name: t for t in (await s.list_tools()).tools}
+        assert set(listed) == {"codebase_search", "read_file_lines", "get_status",
+                               "build_index", "help", "debug_state"}
+        state = await call(s, "debug_state")
+        assert state["loaded"] == [], "heavy modules loaded before any tool needed them"
+        assert state["writing"] == {}  # the index is not even opened yet
+
+        for name in ("codebase_search", "read_file_lines", "get_status", "build_index", "help"):
+            tool = listed[name]
+            assert tool.description and len(tool.description) > 40
+            assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+        search = listed["codebase_search"].input_schema
+        assert set(search["properties"]) == {"query", "intent", "k", "lang", "kind",
+                                             "path_glob", "group", "explain", "cursor"}
+        assert search["required"] == ["query"]
+        assert search["properties"]["intent"]["enum"] == ["auto", "lexical", "vector", "hybrid"]
+        k = search["properties"]["k"]
+        assert (k["type"], k["minimum"], k["maximum"]) == ("integer", 1, 500)
+        kinds = search["properties"]["kind"]["anyOf"]
+        assert "function" in kinds[0]["enum"] and kinds[1]["items"] == kinds[0]
+        read = listed["read_file_lines"].input_schema
+        assert read["required"] == ["path"]
+        assert listed["read_file_lines"].annotations.read_only_hint is True
+
+        helped = await call(s, "help")
+        assert "codebase_search" in helped["text"] and "read_file_lines" in helped["text"]
+        assert (await call(s, "debug_state"))["loaded"] == []
+
+
+async def test_codebase_search(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    async with mcp_session([ws], tmp_path / "index", NO_EMBED) as s:
+        found = await call(s, "codebase_search", query="get_user_by_id")
+        top = found["hits"][0]
+        assert {k: top[k] for k in ("path", "line", "end_line", "title", "kind")} == {
+            "path": "src/users/store.py", "line": 12, "end_line": 14,
+            "title": "UserStore.get_user_by_id", "kind": "method"}
+        assert top["snippet"].startswith("def get_user_by_id(self, user_id: int)")
+        assert len(top["handle"]) == 16
+        assert found["meta"]["intent"] == {"name": "definition", "rule": "identifier"}
+        assert found["meta"]["recall"]["complete"] is True
+        assert found["_text"].splitlines()[1].startswith(
+            "src/users/store.py:12-14  UserStore.get_user_by_id (method)  #")
+        # Files the index leaves out never come back as hits.
+        for query in ("ignored_function", "API_TOKEN", "private_function"):
+            assert (await call(s, "codebase_search", query=query))["hits"] == []
+
+        # Paging: two pages of two are the first four hits, in order.
+        whole = await call(s, "codebase_search", query="user", k=4, intent="lexical")
+        page1 = await call(s, "codebase_search", query="user", k=2, intent="lexical")
+        assert page1["next_cursor"] and "more: cursor=" in page1["_text"]
+        page2 = await call(s, "codebase_search", query="user", k=2, intent="lexical",
+                           cursor=page1["next_cursor"])
+        assert [h["handle"] for h in page1["hits"] + page2["hits"]] == [
+            h["handle"] for h in whole["hits"]]
+        assert "another search" in await error(s, "codebase_search", query="users", k=2,
+                                               intent="lexical", cursor=page1["next_cursor"])
+        assert "not one this server gave out" in await error(
+            s, "codebase_search", query="user", cursor="bogus")
+
+        # Filters are obeyed.
+        go = await call(s, "codebase_search", query="user", lang=["go"])
+        assert go["hits"] and {h["path"] for h in go["hits"]} == {"server/handler.go"}
+        classes = await call(s, "codebase_search", query="user", kind="class")
+        assert [h["title"] for h in classes["hits"]] == ["UserStore"]
+        web = await call(s, "codebase_search", query="user", path_glob="web/**")
+        assert web["hits"] and all(h["path"] == "web/api.ts" for h in web["hits"])
+
+        # group=file: one entry per file, the others under `also`.
+        grouped = await call(s, "codebase_search", query="user", group="file", k=10,
+                             intent="lexical")
+        paths = [h["path"] for h in grouped["hits"]]
+        assert len(paths) == len(set(paths))
+        assert any(h.get("also") for h in grouped["hits"])
+
+        explained = await call(s, "codebase_search", query="get_user_by_id", explain=True, k=1)
+        assert explained["hits"][0]["retrieval"]["method"]
+        assert "why: " in explained["_text"]
+
+        # An explicit mode is a contract: without vectors, vector search fails, saying why.
+        message = await error(s, "codebase_search", query="look users up", intent="vector")
+        assert "needs vector search" in message and "embeddings are off" in message
+        auto = await call(s, "codebase_search", query="look users up by their id")
+        assert any("answered with lexical search" in w for w in auto["meta"]["warnings"])
+        assert "warning: " in auto["_text"]
+
+        # Bad arguments: MCP tool errors that say what is wrong.
+        assert "unknown intent 'fuzzy': expected one of auto, lexical, vector, hybrid" in (
+            await error(s, "codebase_search", query="x", intent="fuzzy"))
+        assert "query" in await error(s, "codebase_search")
+        assert "'k' must be an integer in 1..500, got 501" in await error(
+            s, "codebase_search", query="x", k=501)
+        assert "'explain' must be true or false" in await error(
+            s, "codebase_search", query="x", explain="yes")
+        assert "unknown kind(s) 'klass'" in await error(s, "codebase_search", query="x",
+                                                        kind="klass")
+        assert "the query is 10,001 characters long" in await error(
+            s, "codebase_search", query="a" * 10_001)
+        bad_glob = await error(s, "codebase_search", query="x", path_glob="src/[")
+        assert "glob" in bad_glob.lower()
+
+
+def _network_sockets(pid: int) -> list[str]:
+    """The process's sockets that are TCP or UDP (inodes listed in /proc/net)."""
+    inodes = set()
+    for fd in (Path("/proc") / str(pid) / "fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    found = []
+    for table in ("tcp", "tcp6", "udp", "udp6"):
+        path = Path("/proc") / str(pid) / "net" / table
+        for line in path.read_text().splitlines()[1:]:
+            if line.split()[9] in inodes:
+                found.append(f"{table}: {line}")
+    return found
+
+
+async def test_read_file_lines_status_and_safety(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    async with mcp_session([ws], tmp_path / "index", NO_EMBED) as s:
+        got = await call(s, "read_file_lines", path="src/users/store.py", start_line=12,
+                         end_line=14)
+        source = (SAMPLE / "src/users/store.py").read_text().splitlines()
+        assert got["text"] == "\n".join(source[11:14])
+        assert (got["start_line"], got["end_line"], got["total_lines"], got["truncated"]) == (
+            12, 14, len(source), False)
+        assert got["_text"].splitlines()[0] == f"src/users/store.py:12-14 of {len(source)}"
+        # Past the end is clipped; a missing end reads on from start_line.
+        tail = await call(s, "read_file_lines", path="./src/users/store.py", start_line=18,
+                          end_line=999)
+        assert (tail["end_line"], tail["truncated"]) == (len(source), False)
+        assert "past the end" in await error(s, "read_file_lines", path="src/users/store.py",
+                                             start_line=500)
+        assert "start_line" in await error(s, "read_file_lines", path="src/users/store.py",
+                                           start_line="twelve")
+        assert "greater than or equal to 1" in await error(
+            s, "read_file_lines", path="src/users/store.py", start_line=0)
+        assert "Unknown tool" in await error(s, "read_whole_repo")
+        assert "before start_line" in await error(s, "read_file_lines",
+                                                  path="src/users/store.py", start_line=5,
+                                                  end_line=2)
+
+        refusals = {
+            str(ws / "src/users/store.py"): "is absolute",
+            "/etc/passwd": "is absolute",
+            "../outside/private.py": "contains '..'",
+            "src/../../outside/private.py": "contains '..'",
+            "link_out.py": "symlink out",
+            "ignored.py": "not in the index",
+            ".env": "secrets",
+            "nope.py": "no file 'nope.py'",
+        }
+        for path, reason in refusals.items():
+            assert reason in await error(s, "read_file_lines", path=path), path
+
+        status = (await call(s, "get_status"))["roots"]
+        assert len(status) == 1
+        root = status[0]
+        assert (root["root"], root["path"]) == ("ws", str(ws))
+        # The sample's 6 files, .gitignore and .env: the ignored file and the link are out.
+        assert root["files"] == 8
+        assert root["symbols"] > 10 and root["chunks"] >= root["symbols"] // 2
+        assert root["writer"] == {"this_process": True, "pid": root["writer"]["pid"]}
+        assert root["watcher"] == "watching" and root["building"] is False
+        assert root["last_update"].endswith("+00:00")
+        assert root["vectors"] == {"enabled": False, "reason": "embeddings are off"}
+        assert root["error"] is None
+        assert "8 files" in (await call(s, "get_status"))["_text"]
+
+        pid = (await call(s, "debug_state"))["pid"]
+        assert _network_sockets(pid) == []
+
+
+async def test_client_roots_are_used_when_no_path_is_given(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+
+    async def roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=ws.as_uri(), name="ws")])
+
+    async with mcp_session([], tmp_path / "index", NO_EMBED, roots_callback=roots) as s:
+        status = (await call(s, "get_status"))["roots"]
+        assert [r["path"] for r in status] == [str(ws)]
+    # No paths, no client roots: the current directory, unless it is far too broad.
+    async with mcp_session([], tmp_path / "index", NO_EMBED, cwd=ws) as s:
+        assert [r["path"] for r in (await call(s, "get_status"))["roots"]] == [str(ws)]
+    async with mcp_session([], tmp_path / "index", NO_EMBED, cwd=Path("/")) as s:
+        assert "too broad to index" in await error(s, "get_status")
+
+
+def _big_tree(root: Path, files: int) -> None:
+    for i in range(files):
+        path = root / f"pkg{i % 20}" / f"mod{i}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(f"def function_{i}_{j}(value):\n    return value + {j}\n\n\n"
+                                for j in range(20)), encoding="utf-8")
+
+
+async def test_build_index_reports_progress_and_honours_cancellation(tmp_path: Path) -> None:
+    ws = tmp_path / "big"
+    _big_tree(ws, 600)
+    async with mcp_session([ws], tmp_path / "index", NO_EMBED, "--workers", "1") as s:
+        status = (await call(s, "get_status"))["roots"][0]  # opens the index and scans it
+        for _ in range(600):
+            if not (await call(s, "get_status"))["roots"][0]["building"]:
+                break
+            await asyncio.sleep(0.1)
+        assert (await call(s, "get_status"))["roots"][0]["files"] == 600
+
+        seen: list[tuple[float, float | None]] = []
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            seen.append((done, total))
+
+        result = await s.call_tool("build_index", {"rebuild": True},
+                                   progress_callback=progress)
+        assert not result.is_error, result.content
+        built = result.structured_content["roots"][0]
+        assert (built["files"], built["scan"]["scanned"]) == (600, 600), built
+        assert seen and seen[-1][1] == 600 and all(t == 600 for _, t in seen)
+        assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+        # Cancelled mid-build: the scan stops, and the server answers at once.
+        started = asyncio.Event()
+
+        async def first(done: float, total: float | None, message: str | None) -> None:
+            started.set()
+
+        task = asyncio.create_task(s.call_tool("build_index", {"rebuild": True},
+                                               progress_callback=first))
+        await asyncio.wait_for(started.wait(), 60)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        # A rebuild starts from an empty index: after the cancel, an incremental scan brings
+        # back what the rebuild had not rewritten yet, and finds the rest unchanged.
+        deadline = time.monotonic() + 60
+        while (await call(s, "get_status"))["roots"][0]["building"]:
+            assert time.monotonic() < deadline, "the index did not settle after the cancel"
+            await asyncio.sleep(0.1)
+        status = (await call(s, "get_status"))["roots"][0]
+        assert status["files"] == 600 and status["progress"] is None
+        scan = status["last_scan"]
+        assert scan["new"] > 0 and scan["unchanged"] > 0, scan  # the rebuild was cut short
+        assert (await call(s, "codebase_search", query="function_7_3"))["hits"][0][
+            "path"] == "pkg7/mod7.py"
+
+
+async def _search_until(session: Any, query: str, timeout: float) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = await call(session, "codebase_search", query=query, intent="lexical")
+        if found["hits"] or time.monotonic() > deadline:
+            return found
+        await asyncio.sleep(0.25)
+
+
+async def test_two_servers_share_one_index_and_the_survivor_takes_over(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    index = tmp_path / "index"
+    async with mcp_session([ws], index, errlog=tmp_path / "a.log") as a:
+        assert (await call(a, "get_status"))["roots"][0]["writer"]["this_process"] is True
+        async with mcp_session([ws], index, errlog=tmp_path / "b.log") as b:
+            status_b = (await call(b, "get_status"))["roots"][0]
+            a_pid = (await call(a, "debug_state"))["pid"]
+            assert status_b["writer"] == {"this_process": False, "pid": a_pid}
+            assert status_b["files"] == 8
+            assert status_b["vectors"]["enabled"] is True and status_b["building"] is None
+
+            # The writer sees an edit through its watcher; the reader sees the commit.
+            (ws / "src/users/extra.py").write_text("def walrus_tusk_marker():\n    pass\n")
+            found = await _search_until(b, "walrus_tusk_marker", 20)
+            assert [h["path"] for h in found["hits"]] == ["src/users/extra.py"]
+            # The reader answers hybrid questions too: vectors written by A, read by B.
+            for _ in range(100):
+                if (await call(a, "get_status"))["roots"][0]["vectors"]["share"] == 1.0:
+                    break
+                await asyncio.sleep(0.2)
+            hybrid = await call(b, "codebase_search", query="look a user up and write it as json")
+            assert hybrid["meta"]["query_plan"] and hybrid["hits"]
+            assert "vector" in hybrid["meta"]["query_plan"], hybrid["meta"]["query_plan"]
+            assert not any("lexical search" in w for w in hybrid["meta"]["warnings"])
+            assert hybrid["hits"][0]["path"] == "server/handler.go"
+            state_b = await call(b, "debug_state")
+            assert state_b["writing"] == {"ws": False}
+            # B never imported lancedb, which all LanceDB writes go through: only A wrote.
+            assert "lancedb" not in state_b["loaded"]
+
+            os.kill(a_pid, signal.SIGKILL)
+            with anyio.move_on_after(5):
+                while True:
+                    try:
+                        os.kill(a_pid, 0)
+                    except ProcessLookupError:
+                        break
+                    await asyncio.sleep(0.05)
+            (ws / "web/late.ts").write_text("export function narwhalHornMarker() {}\n")
+            (ws / "src/users/extra.py").unlink()
+            found = await _search_until(b, "narwhalHornMarker", 20)
+            assert [h["path"] for h in found["hits"]] == ["web/late.ts"]
+            assert (await call(b, "debug_state"))["writing"] == {"ws": True}
+            gone = await _search_until(b, "walrus_tusk_marker", 0)
+            assert gone["hits"] == []
+            status_b = (await call(b, "get_status"))["roots"][0]
+            assert status_b["writer"]["this_process"] is True
+            assert status_b["watcher"] == "watching"

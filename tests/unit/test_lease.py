@@ -1,0 +1,81 @@
+"""The writer lease: one holder at a time, dropped by the kernel when its holder dies."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from indexing.runtime.lease import WriterLease
+from kebab_lsp.cli import main
+
+HOLD = """
+import sys, time
+from pathlib import Path
+from indexing.runtime.lease import WriterLease
+lease = WriterLease(Path(sys.argv[1]))
+assert lease.try_acquire()
+print("held", flush=True)
+time.sleep(60)
+"""
+
+
+def _holder(index_dir: Path) -> subprocess.Popen[str]:
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(index_dir)],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_one_holder_per_process_and_release(tmp_path: Path) -> None:
+    first, second = WriterLease(tmp_path), WriterLease(tmp_path)
+    assert first.holder() is None
+    assert first.try_acquire() and first.try_acquire()
+    assert not second.try_acquire()  # flock is per open file: a second lease is refused
+    assert second.holder() == os.getpid()
+    first.release()
+    assert second.holder() is None
+    assert second.try_acquire()
+    second.release()
+
+
+@pytest.mark.subprocess
+def test_a_killed_holder_frees_the_lease(tmp_path: Path) -> None:
+    proc = _holder(tmp_path)
+    try:
+        lease = WriterLease(tmp_path)
+        assert not lease.try_acquire()
+        assert lease.holder() == proc.pid
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(5)
+        deadline = time.monotonic() + 5
+        while not lease.try_acquire():
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert lease.holder() == os.getpid()
+        lease.release()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.subprocess
+def test_kebab_index_does_not_write_an_index_another_process_writes(
+        tmp_path: Path, sample_repo: Path) -> None:
+    from indexing.location import index_dir_for
+
+    index_root = tmp_path / "indexes"
+    proc = _holder(index_dir_for(sample_repo.resolve(), str(index_root)))
+    try:
+        with pytest.raises(SystemExit, match=f"process {proc.pid} is writing the index"):
+            main(["index", str(sample_repo), "--index-dir", str(index_root), "--no-embed"])
+    finally:
+        proc.kill()
+        proc.wait()
+    assert main(["index", str(sample_repo), "--index-dir", str(index_root), "--no-embed",
+                 "--json"]) == 0
