@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -32,7 +31,7 @@ from typing import Any
 from bench import corpora
 from bench.config import COLD_PASSES, PASSES, QUICK
 from bench.corpora import Corpus
-from bench.stats import figure, load, values_figure
+from bench.stats import cold_passes, figure, load, values_figure
 
 QUESTIONS: dict[str, tuple[str, ...]] = {
     "click": (
@@ -143,14 +142,8 @@ def _one_cold_embed(root: Path, index_root: Path) -> dict[str, Any]:
 def cold_embed(root: Path, index_root: Path, scratch: Path, passes: int) -> dict[str, Any]:
     """`passes` cold embeds: the first into `index_root`, which the query figures then use, the
     others into fresh roots under `scratch` (so nothing comes from the vector cache)."""
-    runs: list[dict[str, Any]] = []
-    loads: list[float] = []
-    for i in range(passes):
-        target = index_root if i == 0 else scratch / f"cold-embed-{i}"
-        loads.append(load())
-        runs.append(_one_cold_embed(root, target))
-        if i:
-            shutil.rmtree(target, ignore_errors=True)
+    runs, loads = cold_passes(passes, index_root, lambda i: scratch / f"cold-embed-{i}",
+                              lambda target: _one_cold_embed(root, target))
     first = runs[0]
     return {
         **{k: first[k] for k in ("chunks", "embedded", "from_cache", "threads",

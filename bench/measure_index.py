@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import resource
-import shutil
 import subprocess
 import sys
 import time
@@ -18,7 +17,7 @@ from typing import Any
 from bench import corpora
 from bench.config import REPO
 from bench.corpora import Corpus
-from bench.stats import load, values_figure
+from bench.stats import cold_passes, values_figure
 
 REINDEXES = 3  # no-change re-indexes after each cold index
 
@@ -62,14 +61,8 @@ def cold_index(corpus: Corpus, index_root: Path, work: Path, passes: int) -> dic
     step reads it; the others go to scratch roots (so each is cold) that are removed after."""
     root = corpus.root
     files, size = corpora.tree_size(root)
-    runs: list[dict[str, Any]] = []
-    loads: list[float] = []
-    for i in range(passes):
-        scratch = index_root if i == 0 else work / f"cold-{corpus.key}-{i}"
-        loads.append(load())
-        runs.append(_one_cold_index(corpus, scratch))
-        if i:
-            shutil.rmtree(scratch, ignore_errors=True)
+    runs, loads = cold_passes(passes, index_root, lambda i: work / f"cold-{corpus.key}-{i}",
+                              lambda target: _one_cold_index(corpus, target))
     first = runs[0]
     index_dir = Path(first["index_dir"])
     indexed_mb = sum((root / p).stat().st_size for p in indexed_paths(index_dir)) / 1e6

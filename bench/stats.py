@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from search.evaluation import percentile
@@ -83,3 +85,19 @@ def load() -> float:
     """The 1-minute load average, noted next to every figure: other jobs share this machine
     (and the bench's own processes count too)."""
     return os.getloadavg()[0]
+
+
+def cold_passes(passes: int, first: Path, scratch: Callable[[int], Path],
+                one: Callable[[Path], dict[str, Any]]) -> tuple[list[dict[str, Any]], list[float]]:
+    """Run a step that starts from cold `passes` times: the first into `first`, where later
+    steps read its result, the others into scratch roots removed after (so each is cold).
+    Returns each pass's result and the load average at its start."""
+    runs: list[dict[str, Any]] = []
+    loads: list[float] = []
+    for i in range(passes):
+        target = first if i == 0 else scratch(i)
+        loads.append(load())
+        runs.append(one(target))
+        if i:
+            shutil.rmtree(target, ignore_errors=True)
+    return runs, loads
