@@ -54,6 +54,7 @@ class SkipReason:
     SYMLINK_OUTSIDE = "symlink_outside"
     UNREADABLE = "unreadable"
     NOT_REGULAR = "not_regular"
+    UNDECODABLE_NAME = "undecodable_name"
 
 
 #: The files whose lines decide what is skipped, each with the reason its skips report. A bare
@@ -166,6 +167,25 @@ def content_skip_reason(head: bytes) -> str | None:
     return SkipReason.BINARY if b"\0" in head[:SNIFF_BYTES] else None
 
 
+def decodable(name: str) -> bool:
+    """Whether a name read from the file system is valid UTF-8. Python hands other bytes over
+    as lone surrogates (`surrogateescape`); the index, LSP's JSON and its URIs carry names as
+    Unicode text, so such a name can be neither stored nor cited back, and its file is
+    skipped instead of stopping the whole workspace."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def display_path(rel: str) -> str:
+    """A path as it can always be printed or sent: undecodable bytes as `\\xe9`."""
+    return rel if decodable(rel) else os.fsencode(rel).decode("utf-8", "backslashreplace")
+
+
 def _inside(root: Path, target: Path) -> bool:
     try:
         target.relative_to(root)
@@ -215,6 +235,10 @@ def _walk(
         return
     for entry in entries:
         rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+        if not decodable(entry.name):
+            suffix = "/" if _is_real_dir(entry) else ""
+            result.skip(display_path(rel) + suffix, SkipReason.UNDECODABLE_NAME)
+            continue
         try:
             is_link = entry.is_symlink()
             is_dir = entry.is_dir(follow_symlinks=True)
@@ -241,6 +265,13 @@ def _walk(
             yield entry, rel, False
 
 
+def _is_real_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
 def is_indexable_path(root: Path, path: Path, options: DiscoveryOptions | None = None) -> bool:
     """Whether a single changed file (from didSave or a watcher) passes the walk's path rules,
     without walking the whole tree."""
@@ -250,6 +281,8 @@ def is_indexable_path(root: Path, path: Path, options: DiscoveryOptions | None =
     try:
         rel_path = abs_path.relative_to(root)
     except ValueError:
+        return False
+    if not decodable(str(rel_path)):
         return False
     if not _inside(root, Path(os.path.realpath(abs_path))):
         return False

@@ -23,6 +23,7 @@ from indexing.discover import (
     DiscoveryOptions,
     SkipReason,
     content_skip_reason,
+    decodable,
     discover,
     is_indexable_path,
 )
@@ -371,10 +372,13 @@ class Indexer:
         return self.update_paths([old, new])
 
     def _relative(self, path: Path) -> str | None:
+        """`path` relative to the root, or None when it is outside or has a name the index
+        cannot hold (discovery skips those with `undecodable_name`)."""
         try:
-            return Path(os.path.abspath(path)).relative_to(self.root).as_posix()
+            rel = Path(os.path.abspath(path)).relative_to(self.root).as_posix()
         except ValueError:
             return None
+        return rel if decodable(rel) else None
 
 
 

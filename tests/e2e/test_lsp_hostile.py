@@ -1,0 +1,30 @@
+"""Hostile files through the real server: a name that is not UTF-8, and files whose bytes
+fight positions, must neither stop the folder nor shift a citation."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from e2e_support import FILES, StartFn, write_tree
+from lsprotocol import types
+
+
+async def test_a_name_that_is_not_utf8_does_not_stop_the_folder(
+        start_server: StartFn, tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", FILES)
+    bad = os.fsencode(root) + b"/app/caf\xe9.py"
+    with open(bad, "wb") as f:
+        f.write(b"def latin_name_fn():\n    return 1\n")
+    s = await start_server([root])
+    await s.wait_idle()
+    found = await s.symbols("parse_config")
+    assert [x.location.uri for x in found] == [(root / "app/users.py").as_uri()]
+    assert await s.symbols("latin_name_fn") == []
+    # A save of the file (its URI percent-encodes the byte) is ignored, not fatal.
+    s.client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=root.as_uri() + "/app/caf%E9.py")))
+    await s.wait_idle()
+    hits = (await s.search({"query": "parse_config", "mode": "lexical"}))["hits"]
+    assert [h["path"] for h in hits] == ["app/users.py"]
+    assert (await s.status()).folders[0].files == len(FILES)
