@@ -5,9 +5,12 @@ must land in at least one chunk, or some text could never be found. Everything h
 a list of lines (split on "\\n" only, like tree-sitter's rows) and on inclusive 0-based line
 spans, and is linear in the number of lines so large files stay cheap.
 
-Chunk text drops the "\\r" of CRLF line ends. A line longer than `MAX_LINE_CHARS` (minified
-code, data) is cut into pieces, each its own chunk on that line, so its end stays searchable
-without any chunk carrying megabytes.
+Text reaches here through `indexing.text.decode`, which has already made every line end "\\n"
+(LSP's "\\r\\n" and lone "\\r" included), so these lines are the lines a client counts. Chunk
+text still drops a trailing "\\r", for text that did not come that way.
+
+A line longer than `MAX_LINE_CHARS` (minified code, data) is cut into pieces, each its own
+chunk on that line, so its end stays searchable without any chunk carrying megabytes.
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ LineSpan = tuple[int, int]
 
 
 def split_lines(text: str) -> list[str]:
-    """Lines as tree-sitter counts rows (only "\\n" ends a line; a trailing "\\r" stays)."""
+    """Lines as tree-sitter counts rows: only "\\n" ends a line (`decode` made every line end
+    one)."""
     return text.split("\n")
 
 

@@ -30,7 +30,9 @@ Conventions (other layers rely on them):
   level (subsections have their own chunks); text before the first heading is a section
   chunk with no symbol.
 
-Lines are counted as tree-sitter counts rows, by "\\n" only; a lone "\\r" does not end a line.
+Lines are counted as tree-sitter counts rows, by "\\n" only: the indexer's text comes through
+`indexing.text.decode`, which made "\\r\\n" and a lone "\\r" "\\n" as well (LSP's three line
+ends), and dropped a leading byte-order mark, so rows and columns are those a client counts.
 
 The package: `code` (definitions of programming languages), `docs` (where a definition's
 chunk starts and the comments or docstring that document it), `code_chunks` (definitions to

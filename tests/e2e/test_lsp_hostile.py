@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from e2e_support import FILES, StartFn, write_tree
+from e2e_support import FILES, StartFn, range_of, write_tree
 from lsprotocol import types
 
 
@@ -28,3 +28,22 @@ async def test_a_name_that_is_not_utf8_does_not_stop_the_folder(
     hits = (await s.search({"query": "parse_config", "mode": "lexical"}))["hits"]
     assert [h["path"] for h in hits] == ["app/users.py"]
     assert (await s.status()).folders[0].files == len(FILES)
+
+
+async def test_bom_and_cr_only_files_are_cited_where_an_editor_shows_them(
+        start_server: StartFn, tmp_path: Path) -> None:
+    text = 'x = "é"\n\ndef cited_here():\n    return "😀 quoted_needle"\n'
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "bom.py").write_bytes(("\ufeff" + text).encode("utf-8"))
+    (root / "cr.py").write_bytes(text.replace("\n", "\r").encode("utf-8"))
+    s = await start_server([root])
+    await s.wait_idle()
+    found = await s.symbols("cited_here")
+    assert sorted((Path(x.location.uri).name, range_of(x.location)) for x in found) == [
+        ("bom.py", ((2, 0), (3, 29))), ("cr.py", ((2, 0), (3, 29)))]
+    hits = (await s.search({"query": '"quoted_needle"'}))["hits"]
+    # "😀 " is three UTF-16 units after the quote at column 11.
+    assert sorted((h["path"], h["location"]["range"]["start"]["line"],
+                   h["location"]["range"]["start"]["character"]) for h in hits) == [
+        ("bom.py", 3, 15), ("cr.py", 3, 15)]
