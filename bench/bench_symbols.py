@@ -1,6 +1,6 @@
 """Latency of the workspace/symbol matcher on a synthetic 100k-symbol workspace.
 
-Run: .venv/bin/python bench/bench_symbols.py [n]
+Run: .venv/bin/python -m bench.bench_symbols [N] [--json]
 
 The identifiers are synthesized (fixed seed) to look like a mixed Python/TypeScript/Go/Rust
 code base: camelCase, PascalCase, snake_case and SCREAMING_CASE names built from a shared
@@ -9,14 +9,17 @@ vocabulary, so short queries hit tens of thousands of names, as they would in a 
 
 from __future__ import annotations
 
+import json
 import random
-import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # also runs as a script
 
+from bench.config import PASSES  # noqa: E402
+from bench.stats import figure  # noqa: E402
 from indexing.records import Span, Symbol, SymbolKind  # noqa: E402
 from indexing.store import SymbolRow  # noqa: E402
 from search.symbols import SymbolMatcher  # noqa: E402
@@ -186,36 +189,62 @@ def synth_rows(n: int, seed: int = 7) -> list[SymbolRow]:
     return rows
 
 
-def bench_symbols(n: int = 100_000, repeats: int = 15) -> dict[str, tuple[float, float]]:
-    rows = synth_rows(n)
-    t0 = time.perf_counter()
-    matcher = SymbolMatcher(rows)
-    print(f"built {n} symbols in {(time.perf_counter() - t0) * 1000:.0f} ms")
-    figures: dict[str, tuple[float, float]] = {}
-    every: list[float] = []
+def time_queries(matcher: SymbolMatcher, repeats: int
+                 ) -> tuple[dict[str, list[float]], dict[str, str]]:
+    """One pass: every query `repeats` times (seconds each), and what each query found, so that
+    a query that got fast by matching nothing shows it."""
+    times: dict[str, list[float]] = {}
+    found: dict[str, str] = {}
     for query in QUERIES:
-        times: list[float] = []
+        times[query] = []
         for _ in range(repeats):
             t = time.perf_counter()
             result = matcher.match(query, 100)
-            times.append((time.perf_counter() - t) * 1000)
-        every.extend(times)
-        times.sort()
-        p50 = statistics.median(times)
-        p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
-        figures[query] = (p50, p95)
+            times[query].append(time.perf_counter() - t)
         top = result.items[0].row.symbol.name if result.items else "-"
         bound = "+" if result.total_is_lower_bound else ""
-        print(
-            f"{query!r:24} p50 {p50:6.2f} ms  p95 {p95:6.2f} ms  "
-            f"total {result.total}{bound:1} first {top}"
-        )
-    every.sort()
-    overall = (statistics.median(every), every[int(0.95 * (len(every) - 1))])
-    print(f"all queries: p50 {overall[0]:.2f} ms  p95 {overall[1]:.2f} ms")
-    figures["*"] = overall
-    return figures
+        found[query] = f"{result.total:,}{bound} matches, first {top}"
+    return times, found
+
+
+def bench_symbols(n: int = 100_000, repeats: int = 15, passes: int = PASSES) -> dict[str, Any]:
+    """`passes` passes over every query on one matcher; per query and over all queries, a
+    figure (bench/stats.py: each pass its own p50/p95, reported as median and spread)."""
+    rows = synth_rows(n)
+    t0 = time.perf_counter()
+    matcher = SymbolMatcher(rows)
+    build_ms = (time.perf_counter() - t0) * 1000
+    runs: list[dict[str, list[float]]] = []
+    found: dict[str, str] = {}
+    for _ in range(passes):
+        times, found = time_queries(matcher, repeats)
+        runs.append(times)
+    return {
+        "symbols": n, "repeats": repeats, "build_ms": build_ms, "found": found,
+        "all": figure([[t for q in QUERIES for t in run[q]] for run in runs]),
+        "queries": {q: figure([run[q] for run in runs]) for q in QUERIES},
+    }
+
+
+def _ms(spread: dict[str, float]) -> str:
+    return f"{spread['median']:6.2f} ({spread['min']:.2f}–{spread['max']:.2f})"
+
+
+def main(argv: list[str]) -> None:
+    as_json = "--json" in argv
+    args = [a for a in argv if a != "--json"]
+    result = bench_symbols(int(args[0]) if args else 100_000)
+    if as_json:
+        print(json.dumps(result))
+        return
+    print(f"built {result['symbols']} symbols in {result['build_ms']:.0f} ms; "
+          f"ms as median (min–max) of {PASSES} passes")
+    for query in QUERIES:
+        fig = result["queries"][query]
+        print(f"{query!r:22} {result['found'][query]:42} p50 {_ms(fig['p50_ms'])}  "
+              f"p95 {_ms(fig['p95_ms'])}")
+    print(f"all queries: p50 {_ms(result['all']['p50_ms'])}  p95 {_ms(result['all']['p95_ms'])}")
 
 
 if __name__ == "__main__":
-    bench_symbols(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000)
+    main(sys.argv[1:])

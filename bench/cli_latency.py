@@ -12,12 +12,17 @@ main tree (Django, 62k chunks) takes about 16 minutes, so by default this runs o
 (128 indexed files, 1.8k chunks: also the ~130-file repository of the no-change goal).
 `KEBAB_BENCH_CLI_CORPUS=django` runs it on the main tree (embedding it first), and
 `KEBAB_BENCH_CLI_INDEX=DIR` reuses an index root that already holds that tree's vectors.
+
+Like every latency figure of the bench, each is timed in passes (bench/stats.py), each pass
+after its own warm-up run; the cold embed is repeated in fresh index roots (once in a quick run).
+The report and the goals are in bench/report.py and bench/goals.py.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -25,7 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from bench import corpora
+from bench.config import COLD_PASSES, PASSES, QUICK
 from bench.corpora import Corpus
+from bench.stats import figure, load, values_figure
 
 QUESTIONS: dict[str, tuple[str, ...]] = {
     "click": (
@@ -80,12 +87,6 @@ def timed(argv: list[str], env: dict[str, str], cwd: Path | None = None
     return time.perf_counter() - t0, done
 
 
-def summary(seconds: list[float]) -> dict[str, float]:
-    from bench.run import lat
-
-    return lat(seconds)
-
-
 # -- a cold embed, in a child process -------------------------------------------------------------
 
 
@@ -128,7 +129,7 @@ def embed_child(root: str, index_root: str) -> None:
     ws.close()
 
 
-def cold_embed(root: Path, index_root: Path) -> dict[str, Any]:
+def _one_cold_embed(root: Path, index_root: Path) -> dict[str, Any]:
     done = subprocess.run([sys.executable, "-m", "bench.cli_latency", "--embed-child", str(root),
                            str(index_root)], capture_output=True, text=True, check=False,
                           env=child_env(index_root), cwd=Path(__file__).resolve().parent.parent)
@@ -138,139 +139,120 @@ def cold_embed(root: Path, index_root: Path) -> dict[str, Any]:
     return out
 
 
+def cold_embed(root: Path, index_root: Path, scratch: Path, passes: int) -> dict[str, Any]:
+    """`passes` cold embeds: the first into `index_root`, which the query figures then use, the
+    others into fresh roots under `scratch` (so nothing comes from the vector cache)."""
+    runs: list[dict[str, Any]] = []
+    loads: list[float] = []
+    for i in range(passes):
+        target = index_root if i == 0 else scratch / f"cold-embed-{i}"
+        loads.append(load())
+        runs.append(_one_cold_embed(root, target))
+        if i:
+            shutil.rmtree(target, ignore_errors=True)
+    first = runs[0]
+    return {
+        **{k: first[k] for k in ("chunks", "embedded", "from_cache", "threads",
+                                 "documented_definitions")},
+        **{k: values_figure([r[k] for r in runs])
+           for k in ("lexical_s", "embed_s", "t50_s", "t100_s", "t_documented_s",
+                     "chunks_per_s")},
+        "pass_load": loads,
+    }
+
+
 # -- commands at a shell ------------------------------------------------------------------------
 
 
-def semantic_queries(root: Path, index_root: Path, questions: tuple[str, ...],
-                     rounds: int) -> dict[str, Any]:
+def semantic_queries(root: Path, index_root: Path, questions: tuple[str, ...], rounds: int,
+                     passes: int) -> dict[str, Any]:
     env = child_env(index_root)
     argv = kebab_argv()
-    timed([*argv, "search", questions[0], str(root), "-k", "10"], env)  # warm-up
-    seconds: list[float] = []
+    runs: list[list[float]] = []
     plans: set[str] = set()
     warnings: set[str] = set()
-    for _ in range(rounds):
-        for question in questions:
-            elapsed, done = timed([*argv, "search", question, str(root), "-k", "10", "--json"],
-                                  env)
-            if done.returncode != 0:
-                raise RuntimeError(f"kebab search {question!r} failed: {done.stderr[-1000:]}")
-            meta = json.loads(done.stdout)["meta"]
-            plans.add(str(meta.get("query_plan")))
-            warnings.update(meta.get("warnings") or [])
-            seconds.append(elapsed)
-    return summary(seconds) | {"plans": sorted(plans), "warnings": sorted(warnings)[:5]}
+    loads: list[float] = []
+    for _ in range(passes):
+        loads.append(load())
+        timed([*argv, "search", questions[0], str(root), "-k", "10"], env)  # warm-up
+        seconds: list[float] = []
+        for _ in range(rounds):
+            for question in questions:
+                elapsed, done = timed([*argv, "search", question, str(root), "-k", "10",
+                                       "--json"], env)
+                if done.returncode != 0:
+                    raise RuntimeError(f"kebab search {question!r} failed: "
+                                       f"{done.stderr[-1000:]}")
+                meta = json.loads(done.stdout)["meta"]
+                plans.add(str(meta.get("query_plan")))
+                warnings.update(meta.get("warnings") or [])
+                seconds.append(elapsed)
+        runs.append(seconds)
+    return figure(runs) | {"plans": sorted(plans), "warnings": sorted(warnings)[:5],
+                           "pass_load": loads}
 
 
-def rg_queries(root: Path, questions: tuple[str, ...], rounds: int) -> dict[str, Any] | None:
+def rg_queries(root: Path, questions: tuple[str, ...], rounds: int,
+               passes: int) -> dict[str, Any] | None:
     """`rg -i -l -F` for each question's longest word: what a person greps for instead."""
     rg = corpora.ensure_apt("rg", "ripgrep")
     if rg is None:
         return None
     words = [max(q.split(), key=len) for q in questions]
-    timed([rg, "-i", "-l", "-F", words[0], "."], dict(os.environ), cwd=root)
-    seconds = [timed([rg, "-i", "-l", "-F", "--no-messages", "--", w, "."], dict(os.environ),
-                     cwd=root)[0] for _ in range(rounds) for w in words]
-    return summary(seconds) | {"words": words}
+    argv = [rg, "-i", "-l", "-F", "--no-messages", "--"]
+    runs: list[list[float]] = []
+    loads: list[float] = []
+    for _ in range(passes):
+        loads.append(load())
+        timed([*argv, words[0], "."], dict(os.environ), cwd=root)  # warm-up
+        runs.append([timed([*argv, w, "."], dict(os.environ), cwd=root)[0]
+                     for _ in range(rounds) for w in words])
+    return figure(runs) | {"words": words, "pass_load": loads}
 
 
-def noop_index(root: Path, index_root: Path, rounds: int, *extra: str) -> dict[str, Any]:
+def noop_index(root: Path, index_root: Path, runs_per_pass: int, passes: int,
+               *extra: str) -> dict[str, Any]:
     env = child_env(index_root)
     argv = [*kebab_argv(), "index", str(root), "--json", *extra]
-    timed(argv, env)  # warm-up; also catches up anything left to do
-    seconds: list[float] = []
+    runs: list[list[float]] = []
     reports: list[dict[str, Any]] = []
-    for _ in range(rounds):
-        elapsed, done = timed(argv, env)
-        if done.returncode != 0:
-            raise RuntimeError(f"kebab index failed: {done.stderr[-1000:]}")
-        seconds.append(elapsed)
-        reports.append(json.loads(done.stdout))
+    loads: list[float] = []
+    for _ in range(passes):
+        loads.append(load())
+        timed(argv, env)  # warm-up; the first also catches up anything left to do
+        seconds: list[float] = []
+        for _ in range(runs_per_pass):
+            elapsed, done = timed(argv, env)
+            if done.returncode != 0:
+                raise RuntimeError(f"kebab index failed: {done.stderr[-1000:]}")
+            seconds.append(elapsed)
+            reports.append(json.loads(done.stdout))
+        runs.append(seconds)
     changed = sum(r["new"] + r["changed"] + r["deleted"] for r in reports)
     embedded = sum((r.get("embedding") or {}).get("embedded", 0) for r in reports)
-    return summary(seconds) | {"files": reports[-1]["scanned"], "changed": changed,
-                               "embedded": embedded}
+    return figure(runs) | {"files": reports[-1]["scanned"], "changed": changed,
+                           "embedded": embedded, "pass_load": loads}
 
 
-def run(work: Path, quick: bool) -> dict[str, Any]:
+def run(work: Path, passes: int = PASSES, cold_passes: int = COLD_PASSES) -> dict[str, Any]:
     corpus = corpus_for_cli()
     root = corpora.fetch(corpus)
     reuse = os.environ.get("KEBAB_BENCH_CLI_INDEX")
     index_root = Path(reuse) if reuse else work / "cli-index"
-    out: dict[str, Any] = {"corpus": corpus.label, "reused_index": bool(reuse)}
+    out: dict[str, Any] = {"corpus": corpus.label, "reused_index": bool(reuse),
+                           "passes": passes}
     if not reuse:
-        out["cold_embed"] = cold_embed(root, index_root)
+        out["cold_embed"] = cold_embed(root, index_root, work, cold_passes)
     questions = QUESTIONS.get(corpus.key, GENERIC_QUESTIONS)
-    rounds = 1 if quick else 4
+    rounds = 1 if QUICK else 4
     out["questions"] = list(questions)
-    out["search"] = semantic_queries(root, index_root, questions, rounds)
-    out["rg"] = rg_queries(root, questions, rounds)
-    out["noop_index"] = noop_index(root, index_root, 3 if quick else 10)
-    out["noop_index_no_embed"] = noop_index(root, index_root, 3 if quick else 10, "--no-embed")
+    out["search"] = semantic_queries(root, index_root, questions, rounds, passes)
+    out["rg"] = rg_queries(root, questions, rounds, passes)
+    runs_per_pass = 3 if QUICK else 5
+    out["noop_index"] = noop_index(root, index_root, runs_per_pass, passes)
+    out["noop_index_no_embed"] = noop_index(root, index_root, runs_per_pass, passes,
+                                            "--no-embed")
     return out
-
-
-# -- report -------------------------------------------------------------------------------------
-
-
-def render(c: dict[str, Any], add: Any) -> None:
-    from bench.run import f1, ratio
-
-    add(f"## The command line: questions in words, no-change index ({c['corpus']})")
-    add("")
-    add("Each command is a fresh process after one warm-up run (byte code compiled, page cache "
-        "warm). `kebab search` runs in `auto` mode; every question routed to the vector arm "
-        f"(query plans seen: {', '.join(c['search']['plans'])}).")
-    add("")
-    add("| command | n | p50 ms | p95 ms | max ms |")
-    add("|---|---:|---:|---:|---:|")
-    rows = [("`kebab search` a question in words (-k 10)", c["search"])]
-    if c.get("rg"):
-        rows.append(("`rg -i -l -F` its longest word", c["rg"]))
-    rows += [(f"`kebab index`, nothing changed ({c['noop_index']['files']:,} files)",
-              c["noop_index"]),
-             ("`kebab index --no-embed`, nothing changed", c["noop_index_no_embed"])]
-    for label, v in rows:
-        add(f"| {label} | {v['n']} | {f1(v['p50_ms'])} | {f1(v['p95_ms'])} | "
-            f"{f1(v['max_ms'])} |")
-    add("")
-    if c.get("rg"):
-        add(f"kebab / rg (p50): {ratio(c['search']['p50_ms'], c['rg']['p50_ms'])}; rg finds "
-            "files containing a word, kebab ranks definitions by meaning.")
-        add("")
-    if c["search"]["warnings"]:
-        add(f"Warnings seen: {'; '.join(c['search']['warnings'])}")
-        add("")
-    e = c.get("cold_embed")
-    if e:
-        add("### A cold embed of the same tree")
-        add("")
-        add(f"`kebab index` in a fresh index (lexical {e['lexical_s']:.1f} s), then the vector "
-            f"sync, {e['threads']} onnxruntime thread(s): {e['chunks']:,} chunks "
-            f"({e['embedded']:,} embedded, {e['from_cache']:,} duplicates from the cache) at "
-            f"{e['chunks_per_s']:.1f} chunks/s. Times from the start of the sync (model load "
-            "included).")
-        add("")
-        add("| 50% of chunks | 100% of chunks | all documented definitions "
-            f"({e['documented_definitions']:,}, embedded first) |")
-        add("|---:|---:|---:|")
-        add(f"| {f1(e['t50_s'], ' s')} | {f1(e['t100_s'], ' s')} | "
-            f"{f1(e['t_documented_s'], ' s')} |")
-        add("")
-
-
-def goals(c: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
-    """(goal, figure, met) rows for the report's Goals table; the no-change goal is set for a
-    repository of about 130 files, so on a large tree its figure is shown but not judged."""
-    from bench.run import f1
-
-    s, n = c["search"]["p50_ms"], c["noop_index"]["p50_ms"]
-    files = c["noop_index"]["files"]
-    return [
-        (f"`kebab search` question in words p50 < 1 s ({c['corpus']})", f1(s, " ms"), s < 1000),
-        ("no-change `kebab index` < 1 s on ~130 files", f"{f1(n, ' ms')} on {files:,} files",
-         n < 1000 if files < 500 else None),
-    ]
 
 
 if __name__ == "__main__":

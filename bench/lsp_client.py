@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 
 class LspError(Exception):
@@ -57,8 +57,8 @@ class LspClient:
             env={**os.environ, **(env or {})},
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self._out: BinaryIO = self.proc.stdin
-        self._in: BinaryIO = self.proc.stdout
+        self._out: IO[bytes] = self.proc.stdin
+        self._in: IO[bytes] = self.proc.stdout
         self._write_lock = threading.Lock()
         self._lock = threading.Lock()
         self._pending: dict[int, _Pending] = {}
@@ -109,10 +109,10 @@ class LspClient:
                 self._answer_server_request(msg)
             elif "id" in msg:
                 with self._lock:
-                    pending = self._pending.pop(int(msg["id"]), None)
-                if pending is not None:
-                    pending.response = msg
-                    pending.done.set()
+                    waiting = self._pending.pop(int(msg["id"]), None)
+                if waiting is not None:
+                    waiting.response = msg
+                    waiting.done.set()
             elif "method" in msg and len(self.notifications) < 10_000:
                 self.notifications.append((msg["method"], msg.get("params")))
 
@@ -144,6 +144,27 @@ class LspClient:
         if "error" in response:
             raise LspError(method, response["error"])
         return response.get("result")
+
+    def cancelled(self, method: str, params: Any = None, timeout: float = 120.0) -> str:
+        """Send a request and cancel it at once; how it ended: "cancelled" (RequestCancelled)
+        or "answered" (the work won the race). Any other error raises."""
+        with self._lock:
+            self._next_id += 1
+            rid = self._next_id
+            pending = self._pending[rid] = _Pending()
+        self._send({"id": rid, "method": method, "params": params})
+        self.notify("$/cancelRequest", {"id": rid})
+        if not pending.done.wait(timeout):
+            raise TimeoutError(f"{method} got neither an answer nor a cancellation")
+        response = pending.response
+        if response is None:
+            raise ConnectionError(f"server exited before answering {method}")
+        error = response.get("error")
+        if error is None:
+            return "answered"
+        if error.get("code") == -32800:
+            return "cancelled"
+        raise LspError(method, error)
 
     def timed(self, method: str, params: Any = None, timeout: float = 120.0) -> tuple[float, Any]:
         """(seconds, result) of one round trip."""

@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.lsp_client import LspClient, LspError
+from bench.stats import load
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,16 +92,24 @@ def rg_files(rg: str, root: Path, text: str) -> tuple[float, set[str]]:
 # -- pyright ------------------------------------------------------------------------------------
 
 
+@dataclass(slots=True)
+class PyrightRun:
+    passes: list[LookupFigures] = field(default_factory=list)
+    first_answer_s: float | None = None  # until its first non-empty answer
+    notes: list[str] = field(default_factory=list)
+    pass_load: list[float] = field(default_factory=list)
+
+
 def pyright_symbols(
-    langserver: Path, root: Path, queries: Sequence[NameQuery], ready_timeout: float,
-    stderr_path: Path | None = None,
-) -> tuple[LookupFigures, float | None]:
-    """workspace/symbol through pyright-langserver; returns the figures and the seconds until
-    its first non-empty answer (it answers 0 results, no error, until it has listed files)."""
-    fig = LookupFigures()
+    langserver: Path, root: Path, queries: Sequence[NameQuery], passes: int,
+    ready_timeout: float, stderr_path: Path | None = None,
+) -> PyrightRun:
+    """workspace/symbol through one pyright-langserver, `passes` passes over `queries`, each
+    after one untimed request. It answers 0 results, no error, until it has listed the files,
+    so the passes start after its first non-empty answer."""
+    run = PyrightRun()
     client = LspClient([str(langserver), "--stdio"], cwd=root, stderr_path=stderr_path,
                        configuration=lambda item: {} if item.get("section") else None)
-    first: float | None = None
     try:
         t0 = time.perf_counter()
         client.initialize([root], timeout=60)
@@ -110,30 +119,35 @@ def pyright_symbols(
                 result = client.request("workspace/symbol", {"query": probe},
                                         timeout=max(1.0, ready_timeout))
             except (TimeoutError, LspError) as exc:
-                fig.notes.append(f"probe failed: {exc}")
+                run.notes.append(f"probe failed: {exc}")
                 break
             if result:
-                first = time.perf_counter() - t0
+                run.first_answer_s = time.perf_counter() - t0
                 break
             time.sleep(0.5)
-        if first is None:
-            fig.notes.append(f"no non-empty answer within {ready_timeout:.0f} s")
-            return fig, None
-        for q in queries:
-            try:
-                elapsed, result = client.timed("workspace/symbol", {"query": q.name},
-                                               timeout=120)
-            except (TimeoutError, LspError) as exc:
-                fig.notes.append(f"{q.name}: {exc}")
-                continue
-            fig.latencies.append(elapsed)
-            top1, found = score_symbols(result, q, root)
-            fig.asked += 1
-            fig.top1 += top1
-            fig.found += found
+        if run.first_answer_s is None:
+            run.notes.append(f"no non-empty answer within {ready_timeout:.0f} s")
+            return run
+        for _ in range(passes):
+            run.pass_load.append(load())
+            client.request("workspace/symbol", {"query": probe}, timeout=120)
+            fig = LookupFigures()
+            for q in queries:
+                try:
+                    elapsed, result = client.timed("workspace/symbol", {"query": q.name},
+                                                   timeout=120)
+                except (TimeoutError, LspError) as exc:
+                    run.notes.append(f"{q.name}: {exc}")
+                    continue
+                fig.latencies.append(elapsed)
+                top1, found = score_symbols(result, q, root)
+                fig.asked += 1
+                fig.top1 += top1
+                fig.found += found
+            run.passes.append(fig)
     finally:
         client.close(timeout=10)
-    return fig, first
+    return run
 
 
 # -- bare onnxruntime ---------------------------------------------------------------------------

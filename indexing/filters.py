@@ -44,6 +44,11 @@ def glob_to_regex(glob: str) -> str:
         raise InvalidGlob("path_glob must be a non-empty glob")
     if text.count("[") != text.count("]"):
         raise InvalidGlob(f"path_glob {glob!r} has an unbalanced '['")
+    if ".." in text.replace("\\", "/").split("/"):
+        # Paths are workspace-relative: a glob that climbs out could only ever match nothing,
+        # and a filter must not look like a way out of the workspace.
+        raise InvalidGlob(f"path_glob {glob!r} climbs out of the workspace ('..'); globs are "
+                          "relative to the workspace folder")
     if text[0] in "!#":  # negation and comments in a .gitignore; plain characters here
         text = "\\" + text
     # Imported here: a search without a glob never pays for pathspec.

@@ -77,3 +77,23 @@ class Catalog(StoreConnection):
         return [FileText(r[0], r[1], r[2], bool(r[3])) for r in self.conn.execute(
             "SELECT f.path, f.lang, t.text, f.is_test FROM files f "
             "JOIN file_text t ON t.file_id = f.id ORDER BY f.path")]
+
+    def snapshot(self) -> dict[str, list[tuple[object, ...]]]:
+        """What the index holds, independent of row ids and write order: files, symbols and
+        chunks as sorted tuples. Two indexes of the same tree have equal snapshots, however
+        they were built (at once, incrementally, or after a crash and a restart)."""
+        conn = self.conn
+        files = sorted(tuple(r) for r in conn.execute(
+            "SELECT path, size, hash, lang, is_test, is_generated FROM files"))
+        symbols = sorted((tuple(r) for r in conn.execute(
+            "SELECT f.path, s.ord, s.name, s.qualified_name, s.kind, s.container, s.start_line, "
+            "s.start_col, s.end_line, s.end_col, s.sel_start_line, s.sel_start_col, "
+            "s.sel_end_line, s.sel_end_col, s.signature, s.doc FROM symbols s "
+            "JOIN files f ON f.id = s.file_id")), key=repr)
+        chunks = sorted((tuple(r) for r in conn.execute(
+            "SELECT f.path, c.chunk_id, c.kind, c.start_line, c.end_line, c.context, c.text_hash, "
+            "s.qualified_name FROM chunks c JOIN files f ON f.id = c.file_id "
+            "LEFT JOIN symbols s ON s.id = c.symbol_id")), key=repr)
+        texts = sorted(tuple(r) for r in conn.execute(
+            "SELECT f.path, t.text FROM file_text t JOIN files f ON f.id = t.file_id"))
+        return {"files": files, "symbols": symbols, "chunks": chunks, "texts": texts}

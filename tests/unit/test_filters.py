@@ -93,3 +93,12 @@ def test_filters_carry_the_glob_and_derive_the_regex() -> None:
     assert Filters(path_glob="*.py").path_regex == glob_to_regex("*.py")
     with pytest.raises(InvalidGlob):
         _ = Filters(path_glob="[").path_regex
+
+
+def test_a_glob_cannot_climb_out_of_the_workspace() -> None:
+    for glob in ("../secrets/*", "src/../../etc/passwd", "..", "a\\..\\b"):
+        with pytest.raises(InvalidGlob, match="climbs out"):
+            glob_to_regex(glob)
+    # A leading `/` anchors at the workspace root, as in .gitignore: it stays inside.
+    assert re.search(glob_to_regex("/etc/*"), "etc/passwd")
+    assert not re.search(glob_to_regex("/etc/*"), "src/etc/passwd")
