@@ -93,7 +93,8 @@ def _resolve(
         _name_impl(src, d)
     d.scope_parts = _scope_parts(rules, src, range_node, name_node)
     top, comments = lead(range_node)
-    d.lead_row, d.lead_byte = top.start_point.row, top.start_byte
+    d.lead_row, d.lead_col = src.point(top.start_point)
+    d.lead_byte = top.start_byte
     if rules.doc == "docstring":
         d.doc = python_doc(src, range_node)
     else:

@@ -67,7 +67,8 @@ def _definition_chunks(
     if span[0] == span[1] and len(lines[span[0]]) > MAX_DEF_CHARS:
         # One definition among many on a minified line: its own text, not the whole line.
         text = src.slice(d.lead_byte, d.node.end_byte).removesuffix("\r")
-        return [Chunk(*span, piece, kind, index, d.qualified) for piece in pieces(text)]
+        return [Chunk(*span, piece, kind, index, d.qualified, col)
+                for col, piece in pieces(text, d.lead_col)]
     if not too_long(lines, *span):
         return window_chunks(lines, span, kind, index, d.qualified, max_lines=span[1] - span[0] + 1)
     if not inner:

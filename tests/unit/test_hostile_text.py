@@ -87,3 +87,54 @@ def test_positions_are_right_whatever_the_bom_and_line_ends(tmp_path: Path, vari
         assert not any("\r" in t or "\ufeff" in t for (t,) in stored)
     finally:
         ws.close()
+
+
+def long_line(size: int, needles: dict[int, str], fill: str = "x") -> str:
+    """One line of `size` characters of `fill` words with each needle at its offset."""
+    words = (fill * 7 + " ") * (size // 8 + 1)
+    line = words[:size]
+    for at, needle in sorted(needles.items()):
+        line = line[:at] + needle + line[at + len(needle):]
+    return line[:size]
+
+
+@pytest.mark.parametrize("name", ["long.txt", "long.js"])
+def test_every_part_of_a_900kb_line_is_found_and_cited_where_it_is(
+        tmp_path: Path, name: str) -> None:
+    needles = {25_000: " nadel_eins ", 500_000: " nadel_zwei ", 899_980: " nadel_drei "}
+    # Characters of two UTF-16 units on the way, so columns differ from character offsets.
+    line = long_line(900_000, {**needles, 1_000: " 😀é😀 ", 400_000: " 😀😀 "})
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / name).write_text("var s = '" + line + "';\n", encoding="utf-8")
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "index"), workers=1, embed=False))
+    try:
+        assert ws.indexer.index().new == 1
+        text = (root / name).read_text(encoding="utf-8")
+        for needle in needles.values():
+            word = needle.strip()
+            for query in (word, f'"{word}"'):
+                [hit] = search(ws, query)
+                assert hit.span == where(text, word), query
+                assert word in hit.snippet.text, query
+                start = hit.snippet.text.index(word)
+                assert (start, start + len(word)) in hit.snippet.highlights, query
+    finally:
+        ws.close()
+
+
+def test_a_definition_on_a_minified_line_is_cited_at_its_column(tmp_path: Path) -> None:
+    text = ";".join(f"function f{i}(a){{return a+{i}}}" for i in range(400))
+    text += ";function last(){return 'minified_tail_word'}\n"
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "min.js").write_text(text, encoding="utf-8")
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "index"), workers=1, embed=False))
+    try:
+        ws.indexer.index()
+        for query in ("minified_tail_word", '"minified_tail_word"'):
+            [hit] = search(ws, query)
+            assert hit.span == where(text, "minified_tail_word"), query
+            assert hit.symbol == "last"
+    finally:
+        ws.close()
