@@ -123,9 +123,15 @@ def test_every_part_of_a_900kb_line_is_found_and_cited_where_it_is(
         ws.close()
 
 
-def test_a_definition_on_a_minified_line_is_cited_at_its_column(tmp_path: Path) -> None:
-    text = ";".join(f"function f{i}(a){{return a+{i}}}" for i in range(400))
-    text += ";function last(){return 'minified_tail_word'}\n"
+def test_all_of_a_minified_line_is_found_and_cited_at_its_column(tmp_path: Path) -> None:
+    """Definitions on one long line are chunked by their own text; the code between them
+    (here a statement past 20,000 characters) must be found too, and exact text that starts
+    in punctuation no chunk holds (`;function f1(`) still cites where it is."""
+    head = ";".join(f"function f{i}(a){{return a+{i}}}" for i in range(800))
+    tail = ";".join(f"function g{i}(a){{return a+{i}}}" for i in range(10))
+    text = (head + ";var between_defs_word = 'é😀';" + tail
+            + ";function last(){return 'minified_tail_word'}\n")
+    assert text.index("between_defs_word") > 20_000
     root = tmp_path / "ws"
     root.mkdir()
     (root / "min.js").write_text(text, encoding="utf-8")
@@ -136,5 +142,12 @@ def test_a_definition_on_a_minified_line_is_cited_at_its_column(tmp_path: Path) 
             [hit] = search(ws, query)
             assert hit.span == where(text, "minified_tail_word"), query
             assert hit.symbol == "last"
+        for query in ("between_defs_word", '"between_defs_word"'):
+            [hit] = search(ws, query)
+            assert hit.span == where(text, "between_defs_word"), query
+            assert "between_defs_word" in hit.snippet.text, query
+        [hit] = search(ws, '";function f1("')
+        assert hit.span == where(text, ";function f1(")
+        assert hit.snippet.text
     finally:
         ws.close()
