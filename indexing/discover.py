@@ -4,10 +4,15 @@ Ignore rules come from `pathspec` (git's own wildmatch semantics) applied per di
 way git does: a `.gitignore` speaks for paths below its own folder, and the deepest rule that
 matches wins. Every file left out is reported with a reason, because a skip the user cannot
 see looks exactly like a search bug.
+
+The workspace can change between the walk and the read, so `read_file` checks everything
+again on the file it opened: that it is a regular file inside the workspace (not a symlink
+swapped in that leads out), not too large, and that it did not change while read.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterator
@@ -30,6 +35,8 @@ DEFAULT_SKIP_DIRS = frozenset(
         ".vscode-test", "site-packages",
     }
 )
+#: Reads of a file that keeps changing under the reader before it is skipped.
+READ_ATTEMPTS = 3
 LOCKFILES = frozenset(
     {
         "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "npm-shrinkwrap.json",
@@ -55,6 +62,9 @@ class SkipReason:
     UNREADABLE = "unreadable"
     NOT_REGULAR = "not_regular"
     UNDECODABLE_NAME = "undecodable_name"
+    VANISHED = "vanished"  # gone (or its folder replaced) between the walk and the read
+    SYMLINK_LOOP = "symlink_loop"
+    CHANGED_WHILE_READ = "changed_while_read"
 
 
 #: The files whose lines decide what is skipped, each with the reason its skips report. A bare
@@ -208,8 +218,8 @@ def discover(root: Path, options: DiscoveryOptions | None = None) -> Discovery:
             continue
         try:
             st = entry.stat(follow_symlinks=True)
-        except OSError:
-            result.skip(rel, SkipReason.UNREADABLE)
+        except OSError as exc:
+            result.skip(rel, _error_reason(exc))
             continue
         if not stat.S_ISREG(st.st_mode):
             result.skip(rel, SkipReason.NOT_REGULAR)
@@ -229,9 +239,10 @@ def _walk(
 ) -> Iterator[tuple[os.DirEntry[str], str, bool]]:
     directory = root / rel_dir if rel_dir else root
     try:
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError:
-        result.skip(rel_dir or ".", SkipReason.UNREADABLE)
+        with os.scandir(directory) as scan:
+            entries = sorted(scan, key=lambda e: e.name)
+    except OSError as exc:
+        result.skip((rel_dir + "/") if rel_dir else ".", _error_reason(exc))
         return
     for entry in entries:
         rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
@@ -242,12 +253,19 @@ def _walk(
         try:
             is_link = entry.is_symlink()
             is_dir = entry.is_dir(follow_symlinks=True)
-        except OSError:
-            result.skip(rel, SkipReason.UNREADABLE)
+        except OSError as exc:
+            result.skip(rel, _error_reason(exc))
             continue
-        if is_link and not _inside(root, Path(os.path.realpath(entry.path))):
-            result.skip(rel, SkipReason.SYMLINK_OUTSIDE)
-            continue
+        if is_link:
+            try:
+                target = Path(os.path.realpath(entry.path, strict=True))
+            except OSError as exc:  # a loop, or a link to nothing
+                loop = exc.errno == errno.ELOOP
+                result.skip(rel, SkipReason.SYMLINK_LOOP if loop else SkipReason.UNREADABLE)
+                continue
+            if not _inside(root, target):
+                result.skip(rel, SkipReason.SYMLINK_OUTSIDE)
+                continue
         if is_dir and entry.name in DEFAULT_SKIP_DIRS:
             result.skip(rel + "/", SkipReason.DEFAULT_DIR)
             continue
@@ -298,3 +316,95 @@ def is_indexable_path(root: Path, path: Path, options: DiscoveryOptions | None =
         if is_dir:
             rules = _dir_rules(rules, root.joinpath(*parts[: depth + 1]), rel)
     return True
+
+
+def _error_reason(exc: OSError) -> str:
+    """The skip reason of an error met while looking at or opening a path."""
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        return SkipReason.VANISHED
+    if exc.errno == errno.ELOOP:
+        return SkipReason.SYMLINK_LOOP
+    return SkipReason.UNREADABLE
+
+
+@dataclass(frozen=True, slots=True)
+class FileRead:
+    """A file's bytes, with the size and modification time they were read at."""
+
+    data: bytes
+    size: int
+    mtime_ns: int
+
+
+def read_file(root: Path, path: Path, options: DiscoveryOptions) -> FileRead | str:
+    """The bytes of a file the walk found (or an editor reported), or the reason it is
+    skipped. `root` is resolved.
+
+    The file may have changed since it was looked at, so everything is checked on the file
+    descriptor that is read: where it really is (a file swapped for a symlink that leads out
+    of the workspace is caught here, not only by the walk), that it is a regular file (not a
+    folder, a FIFO or a device put in its place), its size (the read stops at the limit
+    whatever the file grew to) and that it did not change while read (tried again, then
+    skipped). The size and time returned are the ones from before the read, so a change
+    during the read is seen by the next scan."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        return _error_reason(exc)
+    try:
+        where = _opened_path(fd, path)
+        if where is None:
+            return SkipReason.VANISHED
+        if not _inside(root, where):
+            return SkipReason.SYMLINK_OUTSIDE
+        for _ in range(READ_ATTEMPTS):
+            before = os.fstat(fd)
+            if not stat.S_ISREG(before.st_mode):
+                return SkipReason.NOT_REGULAR
+            if before.st_size > options.max_bytes:
+                return SkipReason.TOO_LARGE
+            data = _read_at_most(fd, options.max_bytes + 1)
+            if len(data) > options.max_bytes:
+                return SkipReason.TOO_LARGE
+            after = os.fstat(fd)
+            if (len(data), after.st_size, after.st_mtime_ns) == (
+                    before.st_size, before.st_size, before.st_mtime_ns):
+                break
+        else:
+            return SkipReason.CHANGED_WHILE_READ
+    except OSError as exc:
+        return _error_reason(exc)
+    finally:
+        os.close(fd)
+    reason = content_skip_reason(data)
+    return reason if reason else FileRead(data, before.st_size, before.st_mtime_ns)
+
+
+def _opened_path(fd: int, path: Path) -> Path | None:
+    """Where the open file `fd` really is, or None when it is no longer there. Linux says so
+    through /proc; elsewhere the path is resolved and must still be the same file."""
+    try:
+        where = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        try:
+            real = os.path.realpath(path, strict=True)
+            same = os.path.samestat(os.stat(real), os.fstat(fd))
+        except OSError:
+            return None
+        return Path(real) if same else None
+    return None if where.endswith(" (deleted)") else Path(where)
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    """Up to `limit` bytes from the start of `fd`."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    parts: list[bytes] = []
+    got = 0
+    while got < limit:
+        part = os.read(fd, min(limit - got, 1 << 20))
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+    return b"".join(parts)

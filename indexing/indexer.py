@@ -21,11 +21,11 @@ from indexing.classify import is_generated, is_test_path
 from indexing.discover import (
     DiscoveredFile,
     DiscoveryOptions,
-    SkipReason,
-    content_skip_reason,
+    FileRead,
     decodable,
     discover,
     is_indexable_path,
+    read_file,
 )
 from indexing.extract import extract, text_chunks
 from indexing.records import Extraction
@@ -170,14 +170,16 @@ class Indexer:
         return self.scan(rebuild).run(progress)
 
     def scan(self, rebuild: bool = False) -> ScanJob:
-        """A scan of the whole root as a job that its owner advances one write batch at a
-        time, so it can apply other work in between and stop it cleanly."""
+        """A scan of the whole root as a job that its owner advances one step at a time (the
+        walk, then one write batch per step), so it can apply other work in between and stop
+        it cleanly."""
         return ScanJob(self, rebuild)
 
     def _scan_steps(self, rebuild: bool, summary: IndexSummary,
                     progress: list[tuple[int, int]]) -> Generator[None, None, None]:
         started = time.perf_counter()
         found = discover(self.root, self.options)
+        yield  # the walk is done; the files are read from here on
         for path, reason in found.skipped:
             summary.skip(path, reason)
         summary.scanned = len(found.candidates)
@@ -219,22 +221,24 @@ class Indexer:
             if state and state.size == cand.size and state.mtime_ns == cand.mtime_ns:
                 summary.unchanged += 1
                 continue
-            data = self._read(cand.path, cand.abs_path, summary)
-            if data is None:
+            read = self._read(cand.path, cand.abs_path, summary)
+            if read is None:
+                if state:  # what the index holds of it is no longer true: drop it
+                    gone[cand.path] = state
                 continue
-            digest = content_hash(data)
+            digest = content_hash(read.data)
             if state and state.hash == digest:
                 summary.unchanged += 1
-                touched.append((cand.path, cand.size, cand.mtime_ns))
+                if (state.size, state.mtime_ns) != (read.size, read.mtime_ns):
+                    touched.append((cand.path, read.size, read.mtime_ns))
                 continue
             if state is None and gone_by_hash.get(digest):
                 old = gone_by_hash[digest].pop(0)
                 del gone[old]
-                renames.append((old, cand.path, cand.size, cand.mtime_ns))
+                renames.append((old, cand.path, read.size, read.mtime_ns))
                 continue
             work.append(
-                _Work(cand.path, cand.size, cand.mtime_ns, data, digest,
-                      state is None)
+                _Work(cand.path, read.size, read.mtime_ns, read.data, digest, state is None)
             )
         if touched or renames:
             with self.store.batch():
@@ -245,23 +249,13 @@ class Indexer:
                     summary.renamed += 1
         return work
 
-    def _read(self, rel: str, abs_path: Path, summary: IndexSummary) -> bytes | None:
-        try:
-            data = abs_path.read_bytes()
-        except FileNotFoundError:
-            summary.skip(rel, SkipReason.UNREADABLE)
+    def _read(self, rel: str, abs_path: Path, summary: IndexSummary) -> FileRead | None:
+        """The file's bytes, or None with the reason counted (`discover.read_file`)."""
+        read = read_file(self.root, abs_path, self.options)
+        if isinstance(read, str):
+            summary.skip(rel, read)
             return None
-        except OSError:
-            summary.skip(rel, SkipReason.UNREADABLE)
-            return None
-        if len(data) > self.options.max_bytes:
-            summary.skip(rel, SkipReason.TOO_LARGE)
-            return None
-        reason = content_skip_reason(data)
-        if reason:
-            summary.skip(rel, reason)
-            return None
-        return data
+        return read
 
     def _write(self, work: list[_Work], summary: IndexSummary) -> None:
         for _ in self._write_steps(work, summary):
@@ -327,22 +321,16 @@ class Indexer:
                 if state:
                     drops.append(rel)
                 continue
-            try:
-                st = path.stat()
-            except OSError:
+            read = self._read(rel, path, summary)
+            if read is None:
                 if state:
                     drops.append(rel)
                 continue
-            data = self._read(rel, path, summary)
-            if data is None:
-                if state:
-                    drops.append(rel)
-                continue
-            digest = content_hash(data)
+            digest = content_hash(read.data)
             if state and state.hash == digest:
                 summary.unchanged += 1
                 continue
-            work.append(_Work(rel, st.st_size, st.st_mtime_ns, data, digest,
+            work.append(_Work(rel, read.size, read.mtime_ns, read.data, digest,
                               state is None))
         self._write(work, summary)
         if drops:
@@ -361,12 +349,11 @@ class Indexer:
         state = self.store.file_state(old_rel)
         summary = IndexSummary()
         if state and new.is_file() and is_indexable_path(self.root, new, self.options):
-            data = self._read(new_rel, new, summary)
-            if data is not None and content_hash(data) == state.hash:
-                st = new.stat()
+            read = self._read(new_rel, new, summary)
+            if read is not None and content_hash(read.data) == state.hash:
                 with self.store.batch():
                     self.store.delete_file(new_rel)
-                    self.store.rename_file(old_rel, new_rel, st.st_size, st.st_mtime_ns)
+                    self.store.rename_file(old_rel, new_rel, read.size, read.mtime_ns)
                 summary.renamed = 1
                 return summary
         return self.update_paths([old, new])
