@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,10 @@ DEFAULT_SKIP_DIRS = frozenset(
 )
 #: Reads of a file that keeps changing under the reader before it is skipped.
 READ_ATTEMPTS = 3
+#: A file modified less than this before it is read is "racily clean", as git calls it: a
+#: write in the same tick of the file system's clock, during the read, could keep its size and
+#: time. Its time is not recorded, so the next scan reads it again instead of trusting them.
+RACY_NS = 2_000_000_000
 LOCKFILES = frozenset(
     {
         "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "npm-shrinkwrap.json",
@@ -329,7 +334,8 @@ def _error_reason(exc: OSError) -> str:
 
 @dataclass(frozen=True, slots=True)
 class FileRead:
-    """A file's bytes, with the size and modification time they were read at."""
+    """A file's bytes, with the size and modification time they were read at (0 when too
+    recent to be trusted: `RACY_NS`)."""
 
     data: bytes
     size: int
@@ -346,7 +352,7 @@ def read_file(root: Path, path: Path, options: DiscoveryOptions) -> FileRead | s
     folder, a FIFO or a device put in its place), its size (the read stops at the limit
     whatever the file grew to) and that it did not change while read (tried again, then
     skipped). The size and time returned are the ones from before the read, so a change
-    during the read is seen by the next scan."""
+    during the read is seen by the next scan; a time too recent to tell is not returned."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags | getattr(os, "O_NOCTTY", 0))
@@ -360,6 +366,7 @@ def read_file(root: Path, path: Path, options: DiscoveryOptions) -> FileRead | s
             return SkipReason.SYMLINK_OUTSIDE
         for _ in range(READ_ATTEMPTS):
             before = os.fstat(fd)
+            racy = time.time_ns() - before.st_mtime_ns < RACY_NS
             if not stat.S_ISREG(before.st_mode):
                 return SkipReason.NOT_REGULAR
             if before.st_size > options.max_bytes:
@@ -378,7 +385,9 @@ def read_file(root: Path, path: Path, options: DiscoveryOptions) -> FileRead | s
     finally:
         os.close(fd)
     reason = content_skip_reason(data)
-    return reason if reason else FileRead(data, before.st_size, before.st_mtime_ns)
+    if reason:
+        return reason
+    return FileRead(data, before.st_size, 0 if racy else before.st_mtime_ns)
 
 
 def _opened_path(fd: int, path: Path) -> Path | None:

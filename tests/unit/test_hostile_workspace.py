@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -156,6 +157,33 @@ def test_files_that_vanish_or_change_kind_after_the_walk_are_counted(tmp_path: P
                       "growing_token"):
             assert lexical(ws, token) == [], token
         assert lexical(ws, "still_indexed") == ["ok.py"]
+    finally:
+        ws.close()
+
+
+def test_a_write_too_recent_to_tell_by_size_and_time_is_read_again(tmp_path: Path) -> None:
+    """A write during a read, in the same tick of the file system's clock, can leave size and
+    time as they were: the next scan's cheap check would trust a torn read for good. As git
+    does with "racily clean" files, a file modified within `RACY_NS` of its read has no time
+    recorded, so the next scan reads it again. The same-tick write is made by restoring the
+    time after a same-size rewrite."""
+    root = tmp_path / "ws"
+    path = write(root, "m.py", "def before_write():\n    pass\n")
+    ws = open_ws(root, tmp_path)
+    try:
+        assert ws.indexer.index().new == 1
+        st = path.stat()
+        path.write_text("def after_writes():\n    pass\n")  # the same size
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+        summary = ws.indexer.index()
+        assert summary.changed == 1
+        assert lexical(ws, "after_writes") == ["m.py"] and lexical(ws, "before_write") == []
+        # A file old enough is trusted by its size and time, and not read at all.
+        hour_ago = time.time_ns() - 3600 * 10**9
+        os.utime(path, ns=(hour_ago, hour_ago))
+        assert ws.indexer.index().unchanged == 1
+        assert ws.store.file_state("m.py").mtime_ns == hour_ago  # type: ignore[union-attr]
+        assert ws.indexer.index().unchanged == 1
     finally:
         ws.close()
 
