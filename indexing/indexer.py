@@ -49,6 +49,9 @@ class IndexSummary:
     skipped: int = 0
     skipped_by_reason: dict[str, int] = field(default_factory=dict)
     skipped_paths: list[tuple[str, str]] = field(default_factory=list)
+    # Files indexed as plain text because extracting their definitions failed (or took too
+    # long): searchable, but without definitions.
+    text_only: list[str] = field(default_factory=list)
     seconds: float = 0.0
     # Files whose chunks are new: the vector side embeds these first.
     written_paths: list[str] = field(default_factory=list)
@@ -86,6 +89,7 @@ class IndexSummary:
             "renamed": self.renamed,
             "skipped": self.skipped,
             "skipped_by_reason": dict(sorted(self.skipped_by_reason.items())),
+            "text_only": len(self.text_only),
             "seconds": round(self.seconds, 3),
         }
 
@@ -279,6 +283,8 @@ class Indexer:
             done = 0
             batch: list[tuple[_Work, FileWrite]] = []
             for item, write in zip(work, results, strict=True):
+                if write.extraction.text_only:  # counted: definitions are missing from it
+                    summary.text_only.append(item.path)
                 batch.append((item, write))
                 if len(batch) >= BATCH_FILES:
                     done += self._commit(batch, summary)

@@ -125,3 +125,5 @@ class Extraction:
     lang: str
     symbols: list[Symbol] = field(default_factory=list)
     chunks: list[Chunk] = field(default_factory=list)
+    # The grammar failed (or took too long) on the file: it is indexed in plain line windows.
+    text_only: bool = False

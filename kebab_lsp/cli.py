@@ -156,6 +156,11 @@ def _print_summary(folder: Folder, s: IndexSummary, list_skipped: bool) -> None:
                 print(f"    {reason:16} {path}")
         else:
             print("  (kebab index --list-skipped lists them)")
+    if s.text_only:
+        print(f"  indexed as plain text (extracting definitions failed): {len(s.text_only)}")
+        if list_skipped:
+            for path in s.text_only:
+                print(f"    {'text_only':16} {path}")
 
 
 def cmd_search(args: argparse.Namespace) -> int:

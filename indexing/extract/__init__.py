@@ -46,7 +46,7 @@ import logging
 from indexing.chunking import text_chunks as text_chunks
 from indexing.extract.code import extract_code
 from indexing.extract.markdown import extract_markdown
-from indexing.languages import language_for_path, language_rules
+from indexing.languages import ParseTimeout, language_for_path, language_rules
 from indexing.positions import SourceText
 from indexing.records import Extraction
 
@@ -65,6 +65,8 @@ def extract(path: str, text: str) -> Extraction | None:
         if language_rules(lang).extractor == "markdown":
             return extract_markdown(SourceText(text))
         return extract_code(lang, SourceText(text))
+    except ParseTimeout as exc:
+        log.warning("%s: %s; indexing it as plain text", path, exc)
     except Exception:
         log.warning("extraction failed for %s; indexing it as plain text", path, exc_info=True)
-        return Extraction(lang=lang, chunks=text_chunks(text))
+    return Extraction(lang=lang, chunks=text_chunks(text), text_only=True)
