@@ -42,6 +42,8 @@ READ_ATTEMPTS = 3
 #: write in the same tick of the file system's clock, during the read, could keep its size and
 #: time. Its time is not recorded, so the next scan reads it again instead of trusting them.
 RACY_NS = 2_000_000_000
+#: The key in the index's `meta` under which a complete scan records what it skipped.
+SKIPS_META_KEY = "last_scan_skipped"
 LOCKFILES = frozenset(
     {
         "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "npm-shrinkwrap.json",

@@ -9,6 +9,7 @@ through the store's single writer, one transaction per batch.
 from __future__ import annotations
 
 import hashlib
+import json
 import multiprocessing
 import os
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from indexing.classify import is_generated, is_test_path
 from indexing.discover import (
+    SKIPS_META_KEY,
     DiscoveredFile,
     DiscoveryOptions,
     FileRead,
@@ -71,6 +73,10 @@ class IndexSummary:
         self.deleted += part.deleted
         self.renamed += part.renamed
         self.skipped += part.skipped
+        for reason, count in part.skipped_by_reason.items():
+            self.skipped_by_reason[reason] = self.skipped_by_reason.get(reason, 0) + count
+        self.skipped_paths.extend(part.skipped_paths)
+        self.text_only.extend(part.text_only)
         self.seconds += part.seconds
         self.written_paths.extend(part.written_paths)
 
@@ -78,6 +84,12 @@ class IndexSummary:
         return (f"scanned {self.scanned}, new {self.new}, changed {self.changed}, "
                 f"unchanged {self.unchanged}, deleted {self.deleted}, renamed {self.renamed}, "
                 f"skipped {self.skipped} in {self.seconds:.2f}s")
+
+    def skips_json(self) -> dict[str, object]:
+        """What was left out, by reason (as `kebab status` and `kebab/status` show it)."""
+        return {"total": self.skipped,
+                "by_reason": dict(sorted(self.skipped_by_reason.items())),
+                "text_only": len(self.text_only)}
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -205,6 +217,7 @@ class Indexer:
                 for path in sorted(gone):
                     self.store.delete_file(path)
                     summary.deleted += 1
+        self.store.set_meta(SKIPS_META_KEY, json.dumps(summary.skips_json()))
         summary.seconds = time.perf_counter() - started
 
     def _plan(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import attrs
 
+from indexing.discover import SKIPS_META_KEY
 from indexing.settings import Settings
 from indexing.settings import add_arguments as add_setting_flags
 from indexing.settings import from_arguments as settings_from_flags
@@ -234,6 +235,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         "chunks": stats.chunks,
         "languages": stats.langs,
         "last_update": last,
+        "skipped": json.loads(ws.store.meta_value(SKIPS_META_KEY) or "null"),
     }
     if args.json:
         print(json.dumps(info, sort_keys=True))

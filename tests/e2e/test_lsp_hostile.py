@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from e2e_support import FILES, StartFn, range_of, write_tree
+from e2e_support import FILES, StartFn, range_of, to_json, write_tree
 from lsprotocol import types
 
 
@@ -47,3 +47,16 @@ async def test_bom_and_cr_only_files_are_cited_where_an_editor_shows_them(
     assert sorted((h["path"], h["location"]["range"]["start"]["line"],
                    h["location"]["range"]["start"]["character"]) for h in hits) == [
         ("bom.py", 3, 15), ("cr.py", 3, 15)]
+
+
+async def test_status_counts_what_was_skipped_and_search_goes_on(
+        start_server: StartFn, tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", FILES)
+    (root / "app/bundle.js").write_bytes(b"var a=" + b"1" * (8 * 1024 * 1024) + b";")
+    s = await start_server([root])
+    await s.wait_idle()
+    folder = to_json(await s.status())["folders"][0]
+    assert folder["skipped"] == {"total": 1, "by_reason": {"too_large": 1}, "text_only": 0}
+    assert folder["files"] == len(FILES)
+    hits = (await s.search({"query": "parse_config", "mode": "lexical"}))["hits"]
+    assert [h["path"] for h in hits] == ["app/users.py"]

@@ -306,5 +306,6 @@ def test_a_file_the_grammar_chokes_on_is_indexed_as_text_and_counted(
     bench.reset({"junk.go": junk + b"\nchokeneedle\n"})
     summary = bench.index()
     assert summary.text_only == ["hostile/junk.go"] and summary.skipped == 0
+    assert summary.skips_json()["text_only"] == 1
     assert [p for p, _ in bench.search("chokeneedle")] == ["hostile/junk.go"]
     bench.still_works()

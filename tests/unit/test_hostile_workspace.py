@@ -90,6 +90,11 @@ def test_kebab_index_and_search_go_on_past_a_name_that_is_not_utf8(tmp_path: Pat
     assert found.stdout.startswith("ok.py:1:5")
 
 
+def kebab(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "kebab_lsp.cli", *args], env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
 # -- the tree changing between the walk and the read ------------------------------------------
 
 
@@ -285,3 +290,26 @@ def _index_as(root: Path, index_dir: Path, ids: tuple[int, int] | None) -> dict[
     assert os.waitstatus_to_exitcode(status) == 0, data
     result = json.loads(data)
     return result
+
+
+# -- size -------------------------------------------------------------------------------------
+
+
+@pytest.mark.subprocess
+def test_a_50mb_single_line_file_is_skipped_counted_and_shown(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    write(root, "ok.py", "def still_indexed():\n    pass\n")
+    with open(root / "huge.min.txt.js", "wb") as f:  # one line, no "\n" anywhere
+        chunk = b"var_" + b"x" * 1020
+        for _ in range(50 * 1024):
+            f.write(chunk)
+    env = dict(os.environ, KEBAB_INDEX_DIR=str(tmp_path / "index"))
+    indexed = kebab(env, "index", str(root), "--no-embed", "--list-skipped")
+    assert indexed.returncode == 0, indexed.stderr
+    assert "skipped by reason: too_large 1" in indexed.stdout
+    assert "too_large        huge.min.txt.js" in indexed.stdout
+    status = json.loads(kebab(env, "status", str(root), "--json").stdout)
+    assert status["files"] == 1
+    assert status["skipped"] == {"total": 1, "by_reason": {"too_large": 1}, "text_only": 0}
+    found = kebab(env, "search", "still_indexed", str(root), "--mode", "lexical")
+    assert found.stdout.startswith("ok.py:1:5"), found.stdout
