@@ -5,6 +5,14 @@ way git does: a `.gitignore` speaks for paths below its own folder, and the deep
 matches wins. Every file left out is reported with a reason, because a skip the user cannot
 see looks exactly like a search bug.
 
+Default skips, without any ignore file:
+- folders that are never source at any depth (`DEFAULT_SKIP_DIRS`: VCS metadata, dependency
+  trees, caches, virtualenvs);
+- build output (`OUTPUT_DIRS`: `build`, `dist`, `target`) only at the workspace's top level,
+  where build tools write it. Deeper down a folder of that name is as often source that git
+  tracks (`pip/_internal/operations/build/`), and output there is what the project's
+  `.gitignore` names, which is read. An ignore file can keep a top-level one (`!/build/`).
+
 The workspace can change between the walk and the read, so `read_file` checks everything
 again on the file it opened: that it is a regular file inside the workspace (not a symlink
 swapped in that leads out), not too large, and that it did not change while read.
@@ -27,15 +35,16 @@ if TYPE_CHECKING:  # imported where rules are built: a command that only searche
 DEFAULT_MAX_BYTES = 1024 * 1024
 SNIFF_BYTES = 8192
 
-# Directories that are never source: VCS metadata, dependency trees, caches, build output.
+# Directories that are never source, at any depth: VCS metadata, dependency trees, caches.
 DEFAULT_SKIP_DIRS = frozenset(
     {
         ".git", ".hg", ".svn", "node_modules", "bower_components", ".venv", "venv",
         "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".nox",
-        ".eggs", "build", "dist", "target", ".next", ".nuxt", ".gradle", ".idea",
-        ".vscode-test", "site-packages",
+        ".eggs", ".next", ".nuxt", ".gradle", ".idea", ".vscode-test", "site-packages",
     }
 )
+# Where build tools write their output: skipped at the workspace's top level only (see above).
+OUTPUT_DIRS = frozenset({"build", "dist", "target"})
 #: Reads of a file that keeps changing under the reader before it is skipped.
 READ_ATTEMPTS = 3
 #: A file modified less than this before it is read is "racily clean", as git calls it: a
@@ -127,12 +136,18 @@ class _Rules:
     specs: tuple[tuple[str, str, pathspec.PathSpec], ...]  # (base, reason, spec)
 
     def reason(self, rel: str, is_dir: bool) -> str | None:
+        decided = self.decide(rel, is_dir)
+        return decided or None
+
+    def decide(self, rel: str, is_dir: bool) -> str | None:
+        """The reason the nearest matching rule skips `rel`; "" when that rule keeps it
+        (`!pattern`); None when no rule speaks of it."""
         probe = rel + "/" if is_dir else rel
         for base, why, spec in reversed(self.specs):
             sub = probe[len(base) + 1 :] if base else probe
             result = spec.check_file(sub)
             if result.include is not None:
-                return why if result.include else None
+                return why if result.include else ""
         return None
 
 
@@ -182,6 +197,14 @@ def name_skip_reason(name: str) -> str | None:
 def content_skip_reason(head: bytes) -> str | None:
     """A NUL byte near the start is git's own test for binary content."""
     return SkipReason.BINARY if b"\0" in head[:SNIFF_BYTES] else None
+
+
+def _default_dir(rel: str, name: str, rules: _Rules) -> bool:
+    """Whether a folder is skipped by default: never-source names anywhere, build output at
+    the top level unless an ignore file keeps it."""
+    if name in DEFAULT_SKIP_DIRS:
+        return True
+    return "/" not in rel and name in OUTPUT_DIRS and rules.decide(rel, True) != ""
 
 
 def decodable(name: str) -> bool:
@@ -273,7 +296,7 @@ def _walk(
             if not _inside(root, target):
                 result.skip(rel, SkipReason.SYMLINK_OUTSIDE)
                 continue
-        if is_dir and entry.name in DEFAULT_SKIP_DIRS:
+        if is_dir and _default_dir(rel, entry.name, rules):
             result.skip(rel + "/", SkipReason.DEFAULT_DIR)
             continue
         why = rules.reason(rel, is_dir)
@@ -318,6 +341,8 @@ def is_indexable_path(root: Path, path: Path, options: DiscoveryOptions | None =
     for depth in range(len(parts)):
         rel = "/".join(parts[: depth + 1])
         is_dir = depth < len(parts) - 1
+        if is_dir and depth == 0 and _default_dir(rel, parts[0], rules):
+            return False
         if rules.reason(rel, is_dir):
             return False
         if is_dir:

@@ -313,3 +313,40 @@ def test_a_50mb_single_line_file_is_skipped_counted_and_shown(tmp_path: Path) ->
     assert status["skipped"] == {"total": 1, "by_reason": {"too_large": 1}, "text_only": 0}
     found = kebab(env, "search", "still_indexed", str(root), "--mode", "lexical")
     assert found.stdout.startswith("ok.py:1:5"), found.stdout
+
+
+# -- build folders that hold source -----------------------------------------------------------
+
+
+def test_build_output_is_skipped_at_the_top_only(tmp_path: Path) -> None:
+    """`build`, `dist` and `target` at the workspace's top are output; deeper down they are
+    often source git tracks (pip's own `operations/build/`), and skipped only when an ignore
+    file says so."""
+    root = tmp_path / "ws"
+    write(root, "build/lib/copy.py", "def build_copy():\n    pass\n")
+    write(root, "dist/pkg.js", "function dist_copy() {}\n")
+    write(root, "target/debug/gen.rs", "fn target_copy() {}\n")
+    write(root, "src/pip/_internal/operations/build/wheel.py", "def build_wheel_pep517():\n"
+                                                               "    pass\n")
+    write(root, "crates/x/src/target/mod.rs", "pub fn target_module() {}\n")
+    write(root, "web/dist/app.js", "function web_dist_output() {}\n")
+    write(root, "web/.gitignore", "dist/\n")
+    ws = open_ws(root, tmp_path)
+    try:
+        summary = ws.indexer.index()
+        assert dict(summary.skipped_paths) == {
+            "build/": "default_dir", "dist/": "default_dir", "target/": "default_dir",
+            "web/dist/": "gitignore"}
+        assert lexical(ws, "build_wheel_pep517") == ["src/pip/_internal/operations/build/wheel.py"]
+        assert lexical(ws, "target_module") == ["crates/x/src/target/mod.rs"]
+        assert lexical(ws, "build_copy") == []
+        nested = root / "src/pip/_internal/operations/build/wheel.py"
+        assert is_indexable_path(root, nested)
+        assert not is_indexable_path(root, root / "build/lib/copy.py")
+    finally:
+        ws.close()
+    # An ignore file can keep a top-level one that is source.
+    write(root, ".kebabignore", "!/build/\n")
+    found = discover(root)
+    assert "build/lib/copy.py" in [c.path for c in found.candidates]
+    assert is_indexable_path(root, root / "build/lib/copy.py")
