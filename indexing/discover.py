@@ -11,7 +11,8 @@ Default skips, without any ignore file:
 - build output (`OUTPUT_DIRS`: `build`, `dist`, `target`) only at the workspace's top level,
   where build tools write it. Deeper down a folder of that name is as often source that git
   tracks (`pip/_internal/operations/build/`), and output there is what the project's
-  `.gitignore` names, which is read. An ignore file can keep a top-level one (`!/build/`).
+  `.gitignore` names, which is read. An ignore file can keep a top-level one (`!/build/`);
+- secrets (`SECRET_FILES`, and any file holding a private key), unless `include_secrets`.
 
 The workspace can change between the walk and the read, so `read_file` checks everything
 again on the file it opened: that it is a regular file inside the workspace (not a symlink
@@ -22,15 +23,19 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported where rules are built: a command that only searches never needs it
     import pathspec
+
+    from indexing.settings import Settings
 
 DEFAULT_MAX_BYTES = 1024 * 1024
 SNIFF_BYTES = 8192
@@ -45,6 +50,21 @@ DEFAULT_SKIP_DIRS = frozenset(
 )
 # Where build tools write their output: skipped at the workspace's top level only (see above).
 OUTPUT_DIRS = frozenset({"build", "dist", "target"})
+#: Files that hold credentials, in `.gitignore` syntax: a pattern without "/" is matched
+#: against the file's name (so `id_*` does not reach into a folder `id_x/`), one with "/"
+#: against its workspace path. Templates meant to be committed (`.env.example`) and public
+#: keys (`id_rsa.pub`, any `id_*` with an extension such as `id_utils.py`) are not secrets.
+SECRET_FILES = (
+    ".env*", "!.env.example", "!.env.sample", "!.env.template", "!.env.dist",
+    "*.pem", "*.key", "id_*", "!id_*.*",
+    "credentials.json", ".netrc", ".npmrc", "secrets.yaml", "secrets.yml",
+    "**/.ssh/**", "**/.aws/credentials",
+)
+#: A private key in PEM or OpenSSH form: the header and, after any header fields, a line of
+#: key material (a constant that only names the header, as crypto libraries have, is not one).
+PRIVATE_KEY = re.compile(
+    rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[ \t]*\r?\n"
+    rb"(?:[ \t]*[\w-]+:[^\n]*\n|[ \t]*\r?\n)*[ \t]*[A-Za-z0-9+/]{40,}")
 #: Reads of a file that keeps changing under the reader before it is skipped.
 READ_ATTEMPTS = 3
 #: A file modified less than this before it is read is "racily clean", as git calls it: a
@@ -78,6 +98,7 @@ class SkipReason:
     UNREADABLE = "unreadable"
     NOT_REGULAR = "not_regular"
     UNDECODABLE_NAME = "undecodable_name"
+    SECRET = "secret"
     VANISHED = "vanished"  # gone (or its folder replaced) between the walk and the read
     SYMLINK_LOOP = "symlink_loop"
     CHANGED_WHILE_READ = "changed_while_read"
@@ -127,6 +148,11 @@ class Discovery:
 class DiscoveryOptions:
     max_bytes: int = DEFAULT_MAX_BYTES
     extra_excludes: tuple[str, ...] = ()
+    include_secrets: bool = False
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> DiscoveryOptions:
+        return cls(settings.max_file_bytes, settings.exclude, settings.include_secrets)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,9 +220,31 @@ def name_skip_reason(name: str) -> str | None:
     return None
 
 
-def content_skip_reason(head: bytes) -> str | None:
-    """A NUL byte near the start is git's own test for binary content."""
-    return SkipReason.BINARY if b"\0" in head[:SNIFF_BYTES] else None
+def content_skip_reason(data: bytes, include_secrets: bool = False) -> str | None:
+    """A NUL byte near the start is git's own test for binary content; a private key anywhere
+    makes the file a secret."""
+    if b"\0" in data[:SNIFF_BYTES]:
+        return SkipReason.BINARY
+    if not include_secrets and b"PRIVATE KEY-----" in data and PRIVATE_KEY.search(data):
+        return SkipReason.SECRET
+    return None
+
+
+@cache
+def _secret_specs() -> tuple[pathspec.PathSpec, pathspec.PathSpec]:
+    """`SECRET_FILES` as (patterns of names, patterns of paths)."""
+    import pathspec
+
+    by_name = [p for p in SECRET_FILES if "/" not in p]
+    by_path = [p for p in SECRET_FILES if "/" in p]
+    return (pathspec.GitIgnoreSpec.from_lines(by_name),
+            pathspec.GitIgnoreSpec.from_lines(by_path))
+
+
+def is_secret_path(rel: str) -> bool:
+    """Whether a workspace-relative file path names a secret (`SECRET_FILES`)."""
+    by_name, by_path = _secret_specs()
+    return bool(by_name.match_file(rel.rsplit("/", 1)[-1]) or by_path.match_file(rel))
 
 
 def _default_dir(rel: str, name: str, rules: _Rules) -> bool:
@@ -239,7 +287,8 @@ def discover(root: Path, options: DiscoveryOptions | None = None) -> Discovery:
     options = options or DiscoveryOptions()
     root = root.resolve()
     result = Discovery()
-    for entry, rel, is_dir in _walk(root, _root_rules(root, options), "", result):
+    walk = _walk(root, _root_rules(root, options), "", result, options.include_secrets)
+    for entry, rel, is_dir in walk:
         if is_dir:
             continue
         reason = name_skip_reason(entry.name)
@@ -265,7 +314,7 @@ def discover(root: Path, options: DiscoveryOptions | None = None) -> Discovery:
 
 
 def _walk(
-    root: Path, rules: _Rules, rel_dir: str, result: Discovery
+    root: Path, rules: _Rules, rel_dir: str, result: Discovery, include_secrets: bool
 ) -> Iterator[tuple[os.DirEntry[str], str, bool]]:
     directory = root / rel_dir if rel_dir else root
     try:
@@ -299,6 +348,9 @@ def _walk(
         if is_dir and _default_dir(rel, entry.name, rules):
             result.skip(rel + "/", SkipReason.DEFAULT_DIR)
             continue
+        if not is_dir and not include_secrets and is_secret_path(rel):
+            result.skip(rel, SkipReason.SECRET)
+            continue
         why = rules.reason(rel, is_dir)
         if why:
             result.skip(rel + "/" if is_dir else rel, why)
@@ -308,7 +360,7 @@ def _walk(
                 result.skip(rel + "/", SkipReason.NOT_REGULAR)
                 continue
             child = _dir_rules(rules, Path(entry.path), rel)
-            yield from _walk(root, child, rel, result)
+            yield from _walk(root, child, rel, result, include_secrets)
         else:
             yield entry, rel, False
 
@@ -336,6 +388,8 @@ def is_indexable_path(root: Path, path: Path, options: DiscoveryOptions | None =
         return False
     parts = rel_path.parts
     if any(p in DEFAULT_SKIP_DIRS for p in parts[:-1]) or name_skip_reason(parts[-1]):
+        return False
+    if not options.include_secrets and is_secret_path(rel_path.as_posix()):
         return False
     rules = _root_rules(root, options)
     for depth in range(len(parts)):
@@ -411,7 +465,7 @@ def read_file(root: Path, path: Path, options: DiscoveryOptions) -> FileRead | s
         return _error_reason(exc)
     finally:
         os.close(fd)
-    reason = content_skip_reason(data)
+    reason = content_skip_reason(data, options.include_secrets)
     if reason:
         return reason
     return FileRead(data, before.st_size, 0 if racy else before.st_mtime_ns)

@@ -185,13 +185,15 @@ class Indexer:
         """Scan the whole root at once. With `rebuild`, every file is re-extracted."""
         return self.scan(rebuild).run(progress)
 
-    def scan(self, rebuild: bool = False) -> ScanJob:
+    def scan(self, rebuild: bool = False, reread: bool = False) -> ScanJob:
         """A scan of the whole root as a job that its owner advances one step at a time (the
         walk, then one write batch per step), so it can apply other work in between and stop
-        it cleanly."""
-        return ScanJob(self, rebuild)
+        it cleanly. With `reread`, files whose size and time are unchanged are read again (not
+        re-extracted unless their content changed): after a change of settings, rules on
+        content (secrets) may decide otherwise about them."""
+        return ScanJob(self, rebuild, reread)
 
-    def _scan_steps(self, rebuild: bool, summary: IndexSummary,
+    def _scan_steps(self, rebuild: bool, reread: bool, summary: IndexSummary,
                     progress: list[tuple[int, int]]) -> Generator[None, None, None]:
         started = time.perf_counter()
         found = discover(self.root, self.options)
@@ -207,7 +209,7 @@ class Indexer:
             states = {}
         seen = {c.path for c in found.candidates}
         gone = {p: s for p, s in states.items() if p not in seen}
-        work = self._plan(found.candidates, states, gone, summary)
+        work = self._plan(found.candidates, states, gone, summary, reread)
         for done, total in self._write_steps(work, summary):
             progress.append((done, total))
             summary.seconds = time.perf_counter() - started
@@ -226,6 +228,7 @@ class Indexer:
         states: dict[str, FileState],
         gone: dict[str, FileState],
         summary: IndexSummary,
+        reread: bool = False,
     ) -> list[_Work]:
         work: list[_Work] = []
         touched: list[tuple[str, int, int]] = []
@@ -235,7 +238,8 @@ class Indexer:
             gone_by_hash.setdefault(gone_state.hash, []).append(path)
         for cand in candidates:
             state = states.get(cand.path)
-            if state and state.size == cand.size and state.mtime_ns == cand.mtime_ns:
+            if (not reread and state and state.size == cand.size
+                    and state.mtime_ns == cand.mtime_ns):
                 summary.unchanged += 1
                 continue
             read = self._read(cand.path, cand.abs_path, summary)
@@ -394,10 +398,10 @@ class ScanJob:
     check whether to stop. `cancel()` ends it at once; what was committed stays, and the next
     scan, being incremental, picks up the rest."""
 
-    def __init__(self, indexer: Indexer, rebuild: bool) -> None:
+    def __init__(self, indexer: Indexer, rebuild: bool, reread: bool = False) -> None:
         self.summary = IndexSummary()
         self._progress: list[tuple[int, int]] = []
-        self._steps = indexer._scan_steps(rebuild, self.summary, self._progress)
+        self._steps = indexer._scan_steps(rebuild, reread, self.summary, self._progress)
         self.finished = False
 
     @property

@@ -53,10 +53,17 @@ async def test_status_counts_what_was_skipped_and_search_goes_on(
         start_server: StartFn, tmp_path: Path) -> None:
     root = write_tree(tmp_path / "ws", FILES)
     (root / "app/bundle.js").write_bytes(b"var a=" + b"1" * (8 * 1024 * 1024) + b";")
+    (root / ".env").write_text("API_TOKEN=leaked_secret_word\n")
+    (root / "app/deploy.key").write_text("leaked_secret_word\n")
+    (root / "app/notes.txt").write_text(  # a key found by its content
+        "-----BEGIN RSA PRIVATE KEY-----\n" + "QUJD" * 16 + "\n-----END RSA PRIVATE KEY-----\n")
     s = await start_server([root])
     await s.wait_idle()
     folder = to_json(await s.status())["folders"][0]
-    assert folder["skipped"] == {"total": 1, "by_reason": {"too_large": 1}, "text_only": 0}
+    assert folder["skipped"] == {"total": 4, "by_reason": {"secret": 3, "too_large": 1},
+                                 "text_only": 0}
     assert folder["files"] == len(FILES)
+    assert (await s.search({"query": '"leaked_secret_word"'}))["hits"] == []
+    assert (await s.search({"query": '"PRIVATE KEY"'}))["hits"] == []
     hits = (await s.search({"query": "parse_config", "mode": "lexical"}))["hits"]
     assert [h["path"] for h in hits] == ["app/users.py"]

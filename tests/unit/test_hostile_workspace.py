@@ -315,6 +315,105 @@ def test_a_50mb_single_line_file_is_skipped_counted_and_shown(tmp_path: Path) ->
     assert found.stdout.startswith("ok.py:1:5"), found.stdout
 
 
+# -- secrets ----------------------------------------------------------------------------------
+
+KEY = ("-----BEGIN OPENSSH PRIVATE KEY-----\n"
+       "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+       "QyNTUxOQAAACBsecretkeymaterialsecretkeymaterialsecretAAAAkEAAAAAAAAAA==\n"
+       "-----END OPENSSH PRIVATE KEY-----\n")
+#: Every kind of secret, each holding the word `leaked_secret_word`.
+SECRETS = {
+    ".env": "API_TOKEN=leaked_secret_word\n",
+    "app/.env.local": "DB_PASSWORD=leaked_secret_word\n",
+    "certs/server.pem": "leaked_secret_word\n",
+    "certs/server.key": "leaked_secret_word\n",
+    "id_rsa": "leaked_secret_word\n",
+    "keys/id_ed25519": "leaked_secret_word\n",
+    "keys/id_deploy": "leaked_secret_word\n",
+    "home/.ssh/config": "Host x  # leaked_secret_word\n",
+    "home/.ssh/id_rsa.pub": "ssh-ed25519 AAAA leaked_secret_word\n",
+    "home/.aws/credentials": "aws_secret_access_key = leaked_secret_word\n",
+    "credentials.json": '{"token": "leaked_secret_word"}\n',
+    ".netrc": "machine x password leaked_secret_word\n",
+    ".npmrc": "//registry/:_authToken=leaked_secret_word\n",
+    "deploy/secrets.yaml": "token: leaked_secret_word\n",
+    "deploy/secrets.yml": "token: leaked_secret_word\n",
+    "notes/key_backup.txt": "leaked_secret_word\n" + KEY,  # a key by its content
+    "config/settings.py": 'TLS_KEY = """\n' + KEY + '"""  # leaked_secret_word\n',
+}
+#: Look like secrets to a careless rule, and are not.
+NOT_SECRETS = {
+    "id_utils.py": "def not_a_secret_id():\n    pass\n",
+    "src/id_maps/lookup.py": "def not_a_secret_lookup():\n    pass\n",
+    "keys/id_rsa.pub.md": "# not_a_secret_doc\n",
+    ".env.example": "API_TOKEN=not_a_secret_template\n",
+    "crypto/pem.py": ('PRIVATE_HEADER = "-----BEGIN RSA PRIVATE KEY-----"\n'
+                      "def not_a_secret_parser():\n    pass\n"),
+}
+
+
+def test_secrets_are_skipped_and_counted_unless_included(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    for rel, text in {**SECRETS, **NOT_SECRETS}.items():
+        write(root, rel, text)
+    ws = open_ws(root, tmp_path)
+    try:
+        summary = ws.indexer.index()
+        assert summary.skipped_by_reason == {"secret": len(SECRETS)}
+        assert sorted(p for p, _ in summary.skipped_paths) == sorted(SECRETS)
+        assert summary.new == len(NOT_SECRETS)
+        assert lexical(ws, "leaked_secret_word") == []
+        assert lexical(ws, '"leaked_secret_word"') == []
+        assert lexical(ws, '"PRIVATE KEY"') == ["crypto/pem.py"]
+        for word in ("not_a_secret_id", "not_a_secret_lookup", "not_a_secret_doc",
+                     "not_a_secret_template", "not_a_secret_parser"):
+            assert len(lexical(ws, word)) == 1, word
+        # A save of a secret, or of a file that now holds a key, is not indexed either.
+        assert not is_indexable_path(root, root / ".env")
+        assert ws.indexer.update_paths([root / ".env"]).new == 0
+        write(root, "id_utils.py", "def not_a_secret_id():\n    pass\n" + KEY)
+        updated = ws.indexer.update_paths([root / "id_utils.py"])
+        assert updated.deleted == 1 and updated.skipped_by_reason == {"secret": 1}
+    finally:
+        ws.close()
+    ws = open_ws(root, tmp_path / "with", include_secrets=True)
+    try:
+        summary = ws.indexer.index()
+        assert summary.skipped == 0
+        assert len(lexical(ws, '"leaked_secret_word"')) == len(SECRETS)
+    finally:
+        ws.close()
+
+
+@pytest.mark.subprocess
+def test_kebab_index_skips_secrets_and_include_secrets_turns_it_off(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    for rel, text in {**SECRETS, **NOT_SECRETS}.items():
+        write(root, rel, text)
+    env = dict(os.environ, KEBAB_INDEX_DIR=str(tmp_path / "index"))
+    indexed = kebab(env, "index", str(root), "--no-embed", "--list-skipped")
+    assert indexed.returncode == 0, indexed.stderr
+    assert f"skipped by reason: secret {len(SECRETS)}" in indexed.stdout
+    assert "secret           home/.aws/credentials" in indexed.stdout
+    status = json.loads(kebab(env, "status", str(root), "--json").stdout)
+    assert status["skipped"]["by_reason"] == {"secret": len(SECRETS)}
+    found = kebab(env, "search", '"leaked_secret_word"', str(root))
+    assert found.returncode == 0 and found.stdout == ""
+    # Included, then excluded again: the ones found by their content, whose size and time
+    # did not change, must go too.
+    both = json.loads(kebab(env, "index", str(root), "--no-embed", "--include-secrets",
+                            "--json").stdout)
+    assert both["skipped"] == 0 and both["new"] == len(SECRETS)
+    found = kebab(env, "search", '"leaked_secret_word"', str(root), "--include-secrets",
+                  "-k", "50")
+    assert len(found.stdout.splitlines()) == len(SECRETS)
+    again = json.loads(kebab(env, "index", str(root), "--no-embed", "--json").stdout)
+    assert again["skipped_by_reason"] == {"secret": len(SECRETS)}
+    assert again["deleted"] == len(SECRETS)
+    found = kebab(env, "search", '"leaked_secret_word"', str(root))
+    assert found.stdout == ""
+
+
 # -- build folders that hold source -----------------------------------------------------------
 
 
