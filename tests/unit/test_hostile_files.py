@@ -115,8 +115,10 @@ random_files = st.dictionaries(
     st.one_of(st.binary(max_size=3000),
               # Mostly text: a NUL in the first 8 KiB would make most of them binary.
               st.binary(max_size=3000).map(lambda b: b.replace(b"\0", b"")),
-              st.binary(min_size=SNIFF_BYTES, max_size=SNIFF_BYTES + 2000).map(
-                  lambda b: b[:SNIFF_BYTES].replace(b"\0", b" ") + b"\0" + b[SNIFF_BYTES:])),
+              # A NUL only past the 8 KiB git looks at: text, NULs and all.
+              st.binary(min_size=1, max_size=300).map(
+                  lambda b: (b.replace(b"\0", b" ") * (SNIFF_BYTES // len(b) + 1))[:SNIFF_BYTES]
+                  + b"\0" + b)),
     min_size=1, max_size=6)
 
 
