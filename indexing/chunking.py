@@ -5,15 +5,20 @@ must land in at least one chunk, or some text could never be found. Everything h
 a list of lines (split on "\\n" only, like tree-sitter's rows) and on inclusive 0-based line
 spans, and is linear in the number of lines so large files stay cheap.
 
-Chunk text drops the "\\r" of CRLF line ends. A line longer than `MAX_LINE_CHARS` (minified
-code, data) is cut into pieces, each its own chunk on that line, so its end stays searchable
-without any chunk carrying megabytes.
+Text reaches here through `indexing.text.decode`, which has already made every line end "\\n"
+(LSP's "\\r\\n" and lone "\\r" included), so these lines are the lines a client counts. Chunk
+text still drops a trailing "\\r", for text that did not come that way.
+
+A line longer than `MAX_LINE_CHARS` (minified code, data) is cut into pieces, each its own
+chunk on that line that records the column it starts at, so all of the line is searchable and
+cited where it is, without any chunk carrying megabytes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from indexing.positions import split_lines, utf16_len
 from indexing.records import Chunk, ChunkKind
 
 #: A definition longer than either limit is split into overlapping windows.
@@ -27,19 +32,13 @@ WINDOW_CHARS = 3000
 WINDOW_OVERLAP_LINES = 5
 
 #: The most characters of a single line that one chunk keeps. A longer line gets chunks of
-#: its own, one per piece of this size (overlapping by `PIECE_OVERLAP_CHARS` so a word cut at
-#: a boundary is whole in one of them), up to `MAX_LINE_PIECES` pieces: the rest of a
-#: multi-megabyte line is not indexed.
+#: its own, one per piece of this size, overlapping by `PIECE_OVERLAP_CHARS` so that a word
+#: cut at a boundary is whole in one of them, until the whole line is covered: the work is
+#: linear in the line's length, which `maxFileBytes` bounds.
 MAX_LINE_CHARS = 20_000
 PIECE_OVERLAP_CHARS = 200
-MAX_LINE_PIECES = 16
 
 LineSpan = tuple[int, int]
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines as tree-sitter counts rows (only "\\n" ends a line; a trailing "\\r" stays)."""
-    return text.split("\n")
 
 
 def clean_line(line: str) -> str:
@@ -48,13 +47,19 @@ def clean_line(line: str) -> str:
     return line[:MAX_LINE_CHARS]
 
 
-def pieces(text: str) -> list[str]:
-    """`text` cut into overlapping pieces of at most `MAX_LINE_CHARS` characters."""
+def pieces(text: str, col: int = 0) -> list[tuple[int, str]]:
+    """`text` cut into overlapping pieces of at most `MAX_LINE_CHARS` characters that cover all
+    of it, each with the UTF-16 column it starts at, `text` itself starting at column `col`."""
     if len(text) <= MAX_LINE_CHARS:
-        return [text]
+        return [(col, text)]
     step = MAX_LINE_CHARS - PIECE_OVERLAP_CHARS
-    stop = min(len(text) - PIECE_OVERLAP_CHARS, step * MAX_LINE_PIECES)
-    return [text[i : i + MAX_LINE_CHARS] for i in range(0, stop, step)]
+    out: list[tuple[int, str]] = []
+    done = 0
+    for start in range(0, len(text) - PIECE_OVERLAP_CHARS, step):
+        col += utf16_len(text[done:start])
+        done = start
+        out.append((col, text[start : start + MAX_LINE_CHARS]))
+    return out
 
 
 def join_lines(lines: list[str], start: int, end: int) -> str:
@@ -144,7 +149,8 @@ def window_chunks(
         first, last = kept
         line = lines[first].removesuffix("\r")
         if first == last and len(line) > MAX_LINE_CHARS:
-            chunks.extend(Chunk(first, last, p, kind, symbol, context) for p in pieces(line))
+            chunks.extend(Chunk(first, last, text, kind, symbol, context, col)
+                          for col, text in pieces(line))
         else:
             chunks.append(Chunk(first, last, join_lines(lines, first, last), kind, symbol, context))
     return chunks

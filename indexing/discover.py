@@ -4,32 +4,75 @@ Ignore rules come from `pathspec` (git's own wildmatch semantics) applied per di
 way git does: a `.gitignore` speaks for paths below its own folder, and the deepest rule that
 matches wins. Every file left out is reported with a reason, because a skip the user cannot
 see looks exactly like a search bug.
+
+Default skips, without any ignore file:
+- folders that are never source at any depth (`DEFAULT_SKIP_DIRS`: VCS metadata, dependency
+  trees, caches, virtualenvs);
+- build output (`OUTPUT_DIRS`: `build`, `dist`, `target`) only at the workspace's top level,
+  where build tools write it. Deeper down a folder of that name is as often source that git
+  tracks (`pip/_internal/operations/build/`), and output there is what the project's
+  `.gitignore` names, which is read. An ignore file can keep a top-level one (`!/build/`);
+- secrets (`SECRET_FILES`, and any file holding a private key), unless `include_secrets`.
+
+The workspace can change between the walk and the read, so `read_file` checks everything
+again on the file it opened: that it is a regular file inside the workspace (not a symlink
+swapped in that leads out), not too large, and that it did not change while read.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import stat
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported where rules are built: a command that only searches never needs it
     import pathspec
 
+    from indexing.settings import Settings
+
 DEFAULT_MAX_BYTES = 1024 * 1024
 SNIFF_BYTES = 8192
 
-# Directories that are never source: VCS metadata, dependency trees, caches, build output.
+# Directories that are never source, at any depth: VCS metadata, dependency trees, caches.
 DEFAULT_SKIP_DIRS = frozenset(
     {
         ".git", ".hg", ".svn", "node_modules", "bower_components", ".venv", "venv",
         "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".nox",
-        ".eggs", "build", "dist", "target", ".next", ".nuxt", ".gradle", ".idea",
-        ".vscode-test", "site-packages",
+        ".eggs", ".next", ".nuxt", ".gradle", ".idea", ".vscode-test", "site-packages",
     }
 )
+# Where build tools write their output: skipped at the workspace's top level only (see above).
+OUTPUT_DIRS = frozenset({"build", "dist", "target"})
+#: Files that hold credentials, in `.gitignore` syntax: a pattern without "/" is matched
+#: against the file's name (so `id_*` does not reach into a folder `id_x/`), one with "/"
+#: against its workspace path. Templates meant to be committed (`.env.example`) and public
+#: keys (`id_rsa.pub`, any `id_*` with an extension such as `id_utils.py`) are not secrets.
+SECRET_FILES = (
+    ".env*", "!.env.example", "!.env.sample", "!.env.template", "!.env.dist",
+    "*.pem", "*.key", "id_*", "!id_*.*",
+    "credentials.json", ".netrc", ".npmrc", "secrets.yaml", "secrets.yml",
+    "**/.ssh/**", "**/.aws/credentials",
+)
+#: A private key in PEM or OpenSSH form: the header and, after any header fields, a line of
+#: key material (a constant that only names the header, as crypto libraries have, is not one).
+PRIVATE_KEY = re.compile(
+    rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[ \t]*\r?\n"
+    rb"(?:[ \t]*[\w-]+:[^\n]*\n|[ \t]*\r?\n)*[ \t]*[A-Za-z0-9+/]{40,}")
+#: Reads of a file that keeps changing under the reader before it is skipped.
+READ_ATTEMPTS = 3
+#: A file modified less than this before it is read is "racily clean", as git calls it: a
+#: write in the same tick of the file system's clock, during the read, could keep its size and
+#: time. Its time is not recorded, so the next scan reads it again instead of trusting them.
+RACY_NS = 2_000_000_000
+#: The key in the index's `meta` under which a complete scan records what it skipped.
+SKIPS_META_KEY = "last_scan_skipped"
 LOCKFILES = frozenset(
     {
         "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "npm-shrinkwrap.json",
@@ -54,6 +97,11 @@ class SkipReason:
     SYMLINK_OUTSIDE = "symlink_outside"
     UNREADABLE = "unreadable"
     NOT_REGULAR = "not_regular"
+    UNDECODABLE_NAME = "undecodable_name"
+    SECRET = "secret"
+    VANISHED = "vanished"  # gone (or its folder replaced) between the walk and the read
+    SYMLINK_LOOP = "symlink_loop"
+    CHANGED_WHILE_READ = "changed_while_read"
 
 
 #: The files whose lines decide what is skipped, each with the reason its skips report. A bare
@@ -100,6 +148,11 @@ class Discovery:
 class DiscoveryOptions:
     max_bytes: int = DEFAULT_MAX_BYTES
     extra_excludes: tuple[str, ...] = ()
+    include_secrets: bool = False
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> DiscoveryOptions:
+        return cls(settings.max_file_bytes, settings.exclude, settings.include_secrets)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,12 +162,18 @@ class _Rules:
     specs: tuple[tuple[str, str, pathspec.PathSpec], ...]  # (base, reason, spec)
 
     def reason(self, rel: str, is_dir: bool) -> str | None:
+        decided = self.decide(rel, is_dir)
+        return decided or None
+
+    def decide(self, rel: str, is_dir: bool) -> str | None:
+        """The reason the nearest matching rule skips `rel`; "" when that rule keeps it
+        (`!pattern`); None when no rule speaks of it."""
         probe = rel + "/" if is_dir else rel
         for base, why, spec in reversed(self.specs):
             sub = probe[len(base) + 1 :] if base else probe
             result = spec.check_file(sub)
             if result.include is not None:
-                return why if result.include else None
+                return why if result.include else ""
         return None
 
 
@@ -161,9 +220,58 @@ def name_skip_reason(name: str) -> str | None:
     return None
 
 
-def content_skip_reason(head: bytes) -> str | None:
-    """A NUL byte near the start is git's own test for binary content."""
-    return SkipReason.BINARY if b"\0" in head[:SNIFF_BYTES] else None
+def content_skip_reason(data: bytes, include_secrets: bool = False) -> str | None:
+    """A NUL byte near the start is git's own test for binary content; a private key anywhere
+    makes the file a secret."""
+    if b"\0" in data[:SNIFF_BYTES]:
+        return SkipReason.BINARY
+    if not include_secrets and b"PRIVATE KEY-----" in data and PRIVATE_KEY.search(data):
+        return SkipReason.SECRET
+    return None
+
+
+@cache
+def _secret_specs() -> tuple[pathspec.PathSpec, pathspec.PathSpec]:
+    """`SECRET_FILES` as (patterns of names, patterns of paths)."""
+    import pathspec
+
+    by_name = [p for p in SECRET_FILES if "/" not in p]
+    by_path = [p for p in SECRET_FILES if "/" in p]
+    return (pathspec.GitIgnoreSpec.from_lines(by_name),
+            pathspec.GitIgnoreSpec.from_lines(by_path))
+
+
+def is_secret_path(rel: str) -> bool:
+    """Whether a workspace-relative file path names a secret (`SECRET_FILES`)."""
+    by_name, by_path = _secret_specs()
+    return bool(by_name.match_file(rel.rsplit("/", 1)[-1]) or by_path.match_file(rel))
+
+
+def _default_dir(rel: str, name: str, rules: _Rules) -> bool:
+    """Whether a folder is skipped by default: never-source names anywhere, build output at
+    the top level unless an ignore file keeps it."""
+    if name in DEFAULT_SKIP_DIRS:
+        return True
+    return "/" not in rel and name in OUTPUT_DIRS and rules.decide(rel, True) != ""
+
+
+def decodable(name: str) -> bool:
+    """Whether a name read from the file system is valid UTF-8. Python hands other bytes over
+    as lone surrogates (`surrogateescape`); the index, LSP's JSON and its URIs carry names as
+    Unicode text, so such a name can be neither stored nor cited back, and its file is
+    skipped instead of stopping the whole workspace."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def display_path(rel: str) -> str:
+    """A path as it can always be printed or sent: undecodable bytes as `\\xe9`."""
+    return rel if decodable(rel) else os.fsencode(rel).decode("utf-8", "backslashreplace")
 
 
 def _inside(root: Path, target: Path) -> bool:
@@ -179,7 +287,8 @@ def discover(root: Path, options: DiscoveryOptions | None = None) -> Discovery:
     options = options or DiscoveryOptions()
     root = root.resolve()
     result = Discovery()
-    for entry, rel, is_dir in _walk(root, _root_rules(root, options), "", result):
+    walk = _walk(root, _root_rules(root, options), "", result, options.include_secrets)
+    for entry, rel, is_dir in walk:
         if is_dir:
             continue
         reason = name_skip_reason(entry.name)
@@ -188,8 +297,8 @@ def discover(root: Path, options: DiscoveryOptions | None = None) -> Discovery:
             continue
         try:
             st = entry.stat(follow_symlinks=True)
-        except OSError:
-            result.skip(rel, SkipReason.UNREADABLE)
+        except OSError as exc:
+            result.skip(rel, _error_reason(exc))
             continue
         if not stat.S_ISREG(st.st_mode):
             result.skip(rel, SkipReason.NOT_REGULAR)
@@ -205,27 +314,42 @@ def discover(root: Path, options: DiscoveryOptions | None = None) -> Discovery:
 
 
 def _walk(
-    root: Path, rules: _Rules, rel_dir: str, result: Discovery
+    root: Path, rules: _Rules, rel_dir: str, result: Discovery, include_secrets: bool
 ) -> Iterator[tuple[os.DirEntry[str], str, bool]]:
     directory = root / rel_dir if rel_dir else root
     try:
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError:
-        result.skip(rel_dir or ".", SkipReason.UNREADABLE)
+        with os.scandir(directory) as scan:
+            entries = sorted(scan, key=lambda e: e.name)
+    except OSError as exc:
+        result.skip((rel_dir + "/") if rel_dir else ".", _error_reason(exc))
         return
     for entry in entries:
         rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+        if not decodable(entry.name):
+            suffix = "/" if _is_real_dir(entry) else ""
+            result.skip(display_path(rel) + suffix, SkipReason.UNDECODABLE_NAME)
+            continue
         try:
             is_link = entry.is_symlink()
             is_dir = entry.is_dir(follow_symlinks=True)
-        except OSError:
-            result.skip(rel, SkipReason.UNREADABLE)
+        except OSError as exc:
+            result.skip(rel, _error_reason(exc))
             continue
-        if is_link and not _inside(root, Path(os.path.realpath(entry.path))):
-            result.skip(rel, SkipReason.SYMLINK_OUTSIDE)
-            continue
-        if is_dir and entry.name in DEFAULT_SKIP_DIRS:
+        if is_link:
+            try:
+                target = Path(os.path.realpath(entry.path, strict=True))
+            except OSError as exc:  # a loop, or a link to nothing
+                loop = exc.errno == errno.ELOOP
+                result.skip(rel, SkipReason.SYMLINK_LOOP if loop else SkipReason.UNREADABLE)
+                continue
+            if not _inside(root, target):
+                result.skip(rel, SkipReason.SYMLINK_OUTSIDE)
+                continue
+        if is_dir and _default_dir(rel, entry.name, rules):
             result.skip(rel + "/", SkipReason.DEFAULT_DIR)
+            continue
+        if not is_dir and not include_secrets and is_secret_path(rel):
+            result.skip(rel, SkipReason.SECRET)
             continue
         why = rules.reason(rel, is_dir)
         if why:
@@ -236,9 +360,16 @@ def _walk(
                 result.skip(rel + "/", SkipReason.NOT_REGULAR)
                 continue
             child = _dir_rules(rules, Path(entry.path), rel)
-            yield from _walk(root, child, rel, result)
+            yield from _walk(root, child, rel, result, include_secrets)
         else:
             yield entry, rel, False
+
+
+def _is_real_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def is_indexable_path(root: Path, path: Path, options: DiscoveryOptions | None = None) -> bool:
@@ -251,17 +382,119 @@ def is_indexable_path(root: Path, path: Path, options: DiscoveryOptions | None =
         rel_path = abs_path.relative_to(root)
     except ValueError:
         return False
+    if not decodable(str(rel_path)):
+        return False
     if not _inside(root, Path(os.path.realpath(abs_path))):
         return False
     parts = rel_path.parts
     if any(p in DEFAULT_SKIP_DIRS for p in parts[:-1]) or name_skip_reason(parts[-1]):
         return False
+    if not options.include_secrets and is_secret_path(rel_path.as_posix()):
+        return False
     rules = _root_rules(root, options)
     for depth in range(len(parts)):
         rel = "/".join(parts[: depth + 1])
         is_dir = depth < len(parts) - 1
+        if is_dir and depth == 0 and _default_dir(rel, parts[0], rules):
+            return False
         if rules.reason(rel, is_dir):
             return False
         if is_dir:
             rules = _dir_rules(rules, root.joinpath(*parts[: depth + 1]), rel)
     return True
+
+
+def _error_reason(exc: OSError) -> str:
+    """The skip reason of an error met while looking at or opening a path."""
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        return SkipReason.VANISHED
+    if exc.errno == errno.ELOOP:
+        return SkipReason.SYMLINK_LOOP
+    return SkipReason.UNREADABLE
+
+
+@dataclass(frozen=True, slots=True)
+class FileRead:
+    """A file's bytes, with the size and modification time they were read at (0 when too
+    recent to be trusted: `RACY_NS`)."""
+
+    data: bytes
+    size: int
+    mtime_ns: int
+
+
+def read_file(root: Path, path: Path, options: DiscoveryOptions) -> FileRead | str:
+    """The bytes of a file the walk found (or an editor reported), or the reason it is
+    skipped. `root` is resolved.
+
+    The file may have changed since it was looked at, so everything is checked on the file
+    descriptor that is read: where it really is (a file swapped for a symlink that leads out
+    of the workspace is caught here, not only by the walk), that it is a regular file (not a
+    folder, a FIFO or a device put in its place), its size (the read stops at the limit
+    whatever the file grew to) and that it did not change while read (tried again, then
+    skipped). The size and time returned are the ones from before the read, so a change
+    during the read is seen by the next scan; a time too recent to tell is not returned."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        return _error_reason(exc)
+    try:
+        where = _opened_path(fd, path)
+        if where is None:
+            return SkipReason.VANISHED
+        if not _inside(root, where):
+            return SkipReason.SYMLINK_OUTSIDE
+        for _ in range(READ_ATTEMPTS):
+            before = os.fstat(fd)
+            racy = time.time_ns() - before.st_mtime_ns < RACY_NS
+            if not stat.S_ISREG(before.st_mode):
+                return SkipReason.NOT_REGULAR
+            if before.st_size > options.max_bytes:
+                return SkipReason.TOO_LARGE
+            data = _read_at_most(fd, options.max_bytes + 1)
+            if len(data) > options.max_bytes:
+                return SkipReason.TOO_LARGE
+            after = os.fstat(fd)
+            if (len(data), after.st_size, after.st_mtime_ns) == (
+                    before.st_size, before.st_size, before.st_mtime_ns):
+                break
+        else:
+            return SkipReason.CHANGED_WHILE_READ
+    except OSError as exc:
+        return _error_reason(exc)
+    finally:
+        os.close(fd)
+    reason = content_skip_reason(data, options.include_secrets)
+    if reason:
+        return reason
+    return FileRead(data, before.st_size, 0 if racy else before.st_mtime_ns)
+
+
+def _opened_path(fd: int, path: Path) -> Path | None:
+    """Where the open file `fd` really is, or None when it is no longer there. Linux says so
+    through /proc; elsewhere the path is resolved and must still be the same file."""
+    try:
+        where = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        try:
+            real = os.path.realpath(path, strict=True)
+            same = os.path.samestat(os.stat(real), os.fstat(fd))
+        except OSError:
+            return None
+        return Path(real) if same else None
+    return None if where.endswith(" (deleted)") else Path(where)
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    """Up to `limit` bytes from the start of `fd`."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    parts: list[bytes] = []
+    got = 0
+    while got < limit:
+        part = os.read(fd, min(limit - got, 1 << 20))
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+    return b"".join(parts)

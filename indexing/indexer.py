@@ -9,6 +9,7 @@ through the store's single writer, one transaction per batch.
 from __future__ import annotations
 
 import hashlib
+import json
 import multiprocessing
 import os
 import time
@@ -19,12 +20,14 @@ from pathlib import Path
 
 from indexing.classify import is_generated, is_test_path
 from indexing.discover import (
+    SKIPS_META_KEY,
     DiscoveredFile,
     DiscoveryOptions,
-    SkipReason,
-    content_skip_reason,
+    FileRead,
+    decodable,
     discover,
     is_indexable_path,
+    read_file,
 )
 from indexing.extract import extract, text_chunks
 from indexing.records import Extraction
@@ -48,6 +51,9 @@ class IndexSummary:
     skipped: int = 0
     skipped_by_reason: dict[str, int] = field(default_factory=dict)
     skipped_paths: list[tuple[str, str]] = field(default_factory=list)
+    # Files indexed as plain text because extracting their definitions failed (or took too
+    # long): searchable, but without definitions.
+    text_only: list[str] = field(default_factory=list)
     seconds: float = 0.0
     # Files whose chunks are new: the vector side embeds these first.
     written_paths: list[str] = field(default_factory=list)
@@ -67,6 +73,10 @@ class IndexSummary:
         self.deleted += part.deleted
         self.renamed += part.renamed
         self.skipped += part.skipped
+        for reason, count in part.skipped_by_reason.items():
+            self.skipped_by_reason[reason] = self.skipped_by_reason.get(reason, 0) + count
+        self.skipped_paths.extend(part.skipped_paths)
+        self.text_only.extend(part.text_only)
         self.seconds += part.seconds
         self.written_paths.extend(part.written_paths)
 
@@ -74,6 +84,12 @@ class IndexSummary:
         return (f"scanned {self.scanned}, new {self.new}, changed {self.changed}, "
                 f"unchanged {self.unchanged}, deleted {self.deleted}, renamed {self.renamed}, "
                 f"skipped {self.skipped} in {self.seconds:.2f}s")
+
+    def skips_json(self) -> dict[str, object]:
+        """What was left out, by reason (as `kebab status` and `kebab/status` show it)."""
+        return {"total": self.skipped,
+                "by_reason": dict(sorted(self.skipped_by_reason.items())),
+                "text_only": len(self.text_only)}
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -85,6 +101,7 @@ class IndexSummary:
             "renamed": self.renamed,
             "skipped": self.skipped,
             "skipped_by_reason": dict(sorted(self.skipped_by_reason.items())),
+            "text_only": len(self.text_only),
             "seconds": round(self.seconds, 3),
         }
 
@@ -168,15 +185,19 @@ class Indexer:
         """Scan the whole root at once. With `rebuild`, every file is re-extracted."""
         return self.scan(rebuild).run(progress)
 
-    def scan(self, rebuild: bool = False) -> ScanJob:
-        """A scan of the whole root as a job that its owner advances one write batch at a
-        time, so it can apply other work in between and stop it cleanly."""
-        return ScanJob(self, rebuild)
+    def scan(self, rebuild: bool = False, reread: bool = False) -> ScanJob:
+        """A scan of the whole root as a job that its owner advances one step at a time (the
+        walk, then one write batch per step), so it can apply other work in between and stop
+        it cleanly. With `reread`, files whose size and time are unchanged are read again (not
+        re-extracted unless their content changed): after a change of settings, rules on
+        content (secrets) may decide otherwise about them."""
+        return ScanJob(self, rebuild, reread)
 
-    def _scan_steps(self, rebuild: bool, summary: IndexSummary,
+    def _scan_steps(self, rebuild: bool, reread: bool, summary: IndexSummary,
                     progress: list[tuple[int, int]]) -> Generator[None, None, None]:
         started = time.perf_counter()
         found = discover(self.root, self.options)
+        yield  # the walk is done; the files are read from here on
         for path, reason in found.skipped:
             summary.skip(path, reason)
         summary.scanned = len(found.candidates)
@@ -188,7 +209,7 @@ class Indexer:
             states = {}
         seen = {c.path for c in found.candidates}
         gone = {p: s for p, s in states.items() if p not in seen}
-        work = self._plan(found.candidates, states, gone, summary)
+        work = self._plan(found.candidates, states, gone, summary, reread)
         for done, total in self._write_steps(work, summary):
             progress.append((done, total))
             summary.seconds = time.perf_counter() - started
@@ -198,6 +219,7 @@ class Indexer:
                 for path in sorted(gone):
                     self.store.delete_file(path)
                     summary.deleted += 1
+        self.store.set_meta(SKIPS_META_KEY, json.dumps(summary.skips_json()))
         summary.seconds = time.perf_counter() - started
 
     def _plan(
@@ -206,6 +228,7 @@ class Indexer:
         states: dict[str, FileState],
         gone: dict[str, FileState],
         summary: IndexSummary,
+        reread: bool = False,
     ) -> list[_Work]:
         work: list[_Work] = []
         touched: list[tuple[str, int, int]] = []
@@ -215,25 +238,28 @@ class Indexer:
             gone_by_hash.setdefault(gone_state.hash, []).append(path)
         for cand in candidates:
             state = states.get(cand.path)
-            if state and state.size == cand.size and state.mtime_ns == cand.mtime_ns:
+            if (not reread and state and state.size == cand.size
+                    and state.mtime_ns == cand.mtime_ns):
                 summary.unchanged += 1
                 continue
-            data = self._read(cand.path, cand.abs_path, summary)
-            if data is None:
+            read = self._read(cand.path, cand.abs_path, summary)
+            if read is None:
+                if state:  # what the index holds of it is no longer true: drop it
+                    gone[cand.path] = state
                 continue
-            digest = content_hash(data)
+            digest = content_hash(read.data)
             if state and state.hash == digest:
                 summary.unchanged += 1
-                touched.append((cand.path, cand.size, cand.mtime_ns))
+                if (state.size, state.mtime_ns) != (read.size, read.mtime_ns):
+                    touched.append((cand.path, read.size, read.mtime_ns))
                 continue
             if state is None and gone_by_hash.get(digest):
                 old = gone_by_hash[digest].pop(0)
                 del gone[old]
-                renames.append((old, cand.path, cand.size, cand.mtime_ns))
+                renames.append((old, cand.path, read.size, read.mtime_ns))
                 continue
             work.append(
-                _Work(cand.path, cand.size, cand.mtime_ns, data, digest,
-                      state is None)
+                _Work(cand.path, read.size, read.mtime_ns, read.data, digest, state is None)
             )
         if touched or renames:
             with self.store.batch():
@@ -244,23 +270,13 @@ class Indexer:
                     summary.renamed += 1
         return work
 
-    def _read(self, rel: str, abs_path: Path, summary: IndexSummary) -> bytes | None:
-        try:
-            data = abs_path.read_bytes()
-        except FileNotFoundError:
-            summary.skip(rel, SkipReason.UNREADABLE)
+    def _read(self, rel: str, abs_path: Path, summary: IndexSummary) -> FileRead | None:
+        """The file's bytes, or None with the reason counted (`discover.read_file`)."""
+        read = read_file(self.root, abs_path, self.options)
+        if isinstance(read, str):
+            summary.skip(rel, read)
             return None
-        except OSError:
-            summary.skip(rel, SkipReason.UNREADABLE)
-            return None
-        if len(data) > self.options.max_bytes:
-            summary.skip(rel, SkipReason.TOO_LARGE)
-            return None
-        reason = content_skip_reason(data)
-        if reason:
-            summary.skip(rel, reason)
-            return None
-        return data
+        return read
 
     def _write(self, work: list[_Work], summary: IndexSummary) -> None:
         for _ in self._write_steps(work, summary):
@@ -284,6 +300,8 @@ class Indexer:
             done = 0
             batch: list[tuple[_Work, FileWrite]] = []
             for item, write in zip(work, results, strict=True):
+                if write.extraction.text_only:  # counted: definitions are missing from it
+                    summary.text_only.append(item.path)
                 batch.append((item, write))
                 if len(batch) >= BATCH_FILES:
                     done += self._commit(batch, summary)
@@ -326,22 +344,16 @@ class Indexer:
                 if state:
                     drops.append(rel)
                 continue
-            try:
-                st = path.stat()
-            except OSError:
+            read = self._read(rel, path, summary)
+            if read is None:
                 if state:
                     drops.append(rel)
                 continue
-            data = self._read(rel, path, summary)
-            if data is None:
-                if state:
-                    drops.append(rel)
-                continue
-            digest = content_hash(data)
+            digest = content_hash(read.data)
             if state and state.hash == digest:
                 summary.unchanged += 1
                 continue
-            work.append(_Work(rel, st.st_size, st.st_mtime_ns, data, digest,
+            work.append(_Work(rel, read.size, read.mtime_ns, read.data, digest,
                               state is None))
         self._write(work, summary)
         if drops:
@@ -360,21 +372,23 @@ class Indexer:
         state = self.store.file_state(old_rel)
         summary = IndexSummary()
         if state and new.is_file() and is_indexable_path(self.root, new, self.options):
-            data = self._read(new_rel, new, summary)
-            if data is not None and content_hash(data) == state.hash:
-                st = new.stat()
+            read = self._read(new_rel, new, summary)
+            if read is not None and content_hash(read.data) == state.hash:
                 with self.store.batch():
                     self.store.delete_file(new_rel)
-                    self.store.rename_file(old_rel, new_rel, st.st_size, st.st_mtime_ns)
+                    self.store.rename_file(old_rel, new_rel, read.size, read.mtime_ns)
                 summary.renamed = 1
                 return summary
         return self.update_paths([old, new])
 
     def _relative(self, path: Path) -> str | None:
+        """`path` relative to the root, or None when it is outside or has a name the index
+        cannot hold (discovery skips those with `undecodable_name`)."""
         try:
-            return Path(os.path.abspath(path)).relative_to(self.root).as_posix()
+            rel = Path(os.path.abspath(path)).relative_to(self.root).as_posix()
         except ValueError:
             return None
+        return rel if decodable(rel) else None
 
 
 
@@ -384,10 +398,10 @@ class ScanJob:
     check whether to stop. `cancel()` ends it at once; what was committed stays, and the next
     scan, being incremental, picks up the rest."""
 
-    def __init__(self, indexer: Indexer, rebuild: bool) -> None:
+    def __init__(self, indexer: Indexer, rebuild: bool, reread: bool = False) -> None:
         self.summary = IndexSummary()
         self._progress: list[tuple[int, int]] = []
-        self._steps = indexer._scan_steps(rebuild, self.summary, self._progress)
+        self._steps = indexer._scan_steps(rebuild, reread, self.summary, self._progress)
         self.finished = False
 
     @property

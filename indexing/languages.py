@@ -24,6 +24,7 @@ import logging
 import os
 import re
 import threading
+import time
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
@@ -31,7 +32,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from tree_sitter import Language, Parser, Query
+from tree_sitter import Language, Parser, Query, Tree
 
 log = logging.getLogger(__name__)
 
@@ -198,6 +199,34 @@ def get_parser(lang: str) -> Parser:
         parser = Parser(get_language(lang))
         _local.parsers[lang] = parser
     return parser
+
+
+#: CPU seconds (of the parsing thread) one file's parse may take. Code parses at about a
+#: microsecond a byte, so a 1 MiB file in about a second; error recovery on junk is far
+#: slower (1 MB of random bytes: 20 s in the Go grammar). Past the limit the parse is given
+#: up and the caller indexes the file as plain text.
+PARSE_CPU_SECONDS = 5.0
+_READ_BYTES = 1 << 16
+
+
+class ParseTimeout(Exception):
+    """A parse took longer than `PARSE_CPU_SECONDS`."""
+
+
+def parse(lang: str, data: bytes) -> Tree:
+    """`data` parsed by this thread's parser for `lang`, within `PARSE_CPU_SECONDS`."""
+    started = time.thread_time()
+
+    def read(offset: int, _point: object) -> bytes:
+        return data[offset : offset + _READ_BYTES]
+
+    def give_up(_offset: int, _has_error: bool) -> bool:
+        return time.thread_time() - started > PARSE_CPU_SECONDS
+
+    try:  # progress is only reported to a parse that reads through a callback
+        return get_parser(lang).parse(read, progress_callback=give_up)
+    except ValueError as exc:  # "Parsing failed": given up
+        raise ParseTimeout(f"parsing took over {PARSE_CPU_SECONDS:g} s of CPU") from exc
 
 
 def get_query(lang: str) -> DefinitionQuery:

@@ -14,7 +14,6 @@ import re
 from bisect import bisect_left
 from typing import TYPE_CHECKING
 
-from indexing.chunking import clean_line, split_lines
 from indexing.records import Span
 
 if TYPE_CHECKING:
@@ -28,6 +27,21 @@ def utf16_len(text: str) -> int:
     if text.isascii():
         return len(text)
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def char_index(text: str, col: int) -> int:
+    """The character index in `text` of UTF-16 column `col` (the inverse of `utf16_len` of a
+    prefix), in C time, because long lines are where it is needed."""
+    if text.isascii():
+        return min(col, len(text))
+    units = text.encode("utf-16-le", "surrogatepass")[: 2 * col]
+    return len(units.decode("utf-16-le", "surrogatepass"))
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as tree-sitter counts rows: only "\\n" ends a line (`indexing.text.decode` made
+    every line end one, as LSP counts them)."""
+    return text.split("\n")
 
 
 class SourceText:
@@ -77,5 +91,5 @@ class SourceText:
         return self.slice(node.start_byte, node.end_byte)
 
     def line_utf16_len(self, row: int) -> int:
-        """The UTF-16 length of line `row` as chunks store it (no "\\r", capped)."""
-        return utf16_len(clean_line(self.lines[row]) if row < len(self.lines) else "")
+        """The UTF-16 length of line `row`, without a trailing "\\r": where the line ends."""
+        return utf16_len(self.lines[row].removesuffix("\r") if row < len(self.lines) else "")

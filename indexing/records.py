@@ -85,6 +85,8 @@ class Chunk:
     part of them a split kept). `symbol` indexes into the owning `Extraction.symbols`, so a
     hit on the chunk can be cited as that definition. `context` is a short breadcrumb
     (qualified name or heading path) used for display and for the embedding header.
+    `start_col` is the UTF-16 column of the text's first character on `start_line`: 0 unless
+    the chunk is a piece of a line too long for one chunk, which a citation must add.
     """
 
     start_line: int
@@ -93,6 +95,7 @@ class Chunk:
     kind: ChunkKind
     symbol: int | None = None
     context: str = ""
+    start_col: int = 0
 
     def chunk_id(self, path: str) -> str:
         """A stable id from the path and the content, never from insertion order, so the same
@@ -122,3 +125,5 @@ class Extraction:
     lang: str
     symbols: list[Symbol] = field(default_factory=list)
     chunks: list[Chunk] = field(default_factory=list)
+    # The grammar failed (or took too long) on the file: it is indexed in plain line windows.
+    text_only: bool = False

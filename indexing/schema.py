@@ -11,7 +11,9 @@ from indexing.text import FTS_TOKENIZER
 
 # 6: identifier parts are split in every script (`getGrößeInPixel` -> `get größe in pixel`),
 #    not only in ASCII.
-SCHEMA_VERSION = 6
+# 7: `chunks.start_col`: a piece of a long line is cited at its column, and pieces cover the
+#    whole line; stored text has no byte-order mark and only "\n" line ends.
+SCHEMA_VERSION = 7
 
 # Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
 # order of `chunks_fts`: names, parts, path, body).
@@ -65,6 +67,7 @@ CREATE TABLE IF NOT EXISTS chunks(
     kind TEXT NOT NULL,
     start_line INTEGER NOT NULL,
     end_line INTEGER NOT NULL,
+    start_col INTEGER NOT NULL DEFAULT 0,
     context TEXT NOT NULL,
     text TEXT NOT NULL,
     text_hash TEXT NOT NULL

@@ -102,6 +102,9 @@ class Settings:
         "More gitignore-style patterns to skip.", Scope.INDEX, "paths"))
     max_file_bytes: int = setting(DEFAULT_MAX_BYTES, Spec(
         "Larger files are skipped (and counted).", Scope.INDEX, "integer", minimum=1))
+    include_secrets: bool = setting(False, Spec(
+        "Index files that look like credentials (`.env`, private keys, `.aws/credentials`, "
+        "…), which are skipped (and counted) by default.", Scope.INDEX, "boolean"))
     model_dir: str | None = setting(None, Spec(
         "A fastembed-compatible model directory (model.onnx plus tokenizer files).",
         Scope.INDEX, "path", nullable=True, default_doc="bundled MiniLM"))

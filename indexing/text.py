@@ -43,11 +43,33 @@ _ASCII_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
+BOM = "\ufeff"
+
+
 def decode(data: bytes) -> str:
-    """Decode as UTF-8, replacing invalid bytes, so one bad byte never costs a file its index
-    and line numbers stay those of the bytes on disk (replacement never adds or drops a
-    newline)."""
-    return data.decode("utf-8", errors="replace")
+    """A file's bytes as the text an editor shows, so that every line and column the index
+    stores is the one a client counts.
+
+    - UTF-8, with invalid bytes replaced: one bad byte never costs a file its index, and
+      replacement never adds or drops a line end.
+    - A leading byte-order mark is dropped: editors do not show it, and counting it shifted
+      every column of the first line by one.
+    - Line ends are made "\\n", the one that tree-sitter, the chunker and SQLite then count by:
+      LSP ends a line at "\\r\\n", "\\r" or "\\n" alike, and a file of lone "\\r" was one
+      line to tree-sitter, so every citation in it said line 1. Each end stays one character
+      at the same place (a "\\r\\n" becomes one), so columns do not move.
+    """
+    text = data.decode("utf-8", errors="replace")
+    if text.startswith(BOM):
+        text = text[1:]
+    return normal_line_ends(text)
+
+
+def normal_line_ends(text: str) -> str:
+    """`text` with every "\\r\\n" and lone "\\r" made "\\n" (see `decode`)."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def has_word(text: str) -> bool:

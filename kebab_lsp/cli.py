@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import attrs
 
+from indexing.discover import SKIPS_META_KEY
 from indexing.settings import Settings
 from indexing.settings import add_arguments as add_setting_flags
 from indexing.settings import from_arguments as settings_from_flags
@@ -29,14 +30,13 @@ if TYPE_CHECKING:
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
 MARK, UNMARK = "\x1b[1;31m", "\x1b[0m"
 #: Settings each command takes as flags (generated from the settings model).
-INDEX_FLAGS = ("index_dir", "exclude", "max_file_bytes", "model_dir", "workers", "embed",
-               "embed_threads")
-SEARCH_FLAGS = ("index_dir", "exclude", "max_file_bytes", "model_dir", "embed_threads",
-                "default_mode", "default_k", "rrf_k")
-MCP_FLAGS = ("index_dir", "exclude", "max_file_bytes", "model_dir", "workers", "embed",
-             "embed_threads", "debounce_ms")
-EVAL_FLAGS = ("index_dir", "exclude", "max_file_bytes", "model_dir", "workers", "embed_threads",
-              "rrf_k")
+INDEX_FLAGS = ("index_dir", "exclude", "max_file_bytes", "include_secrets", "model_dir",
+               "workers", "embed", "embed_threads")
+SEARCH_FLAGS = ("index_dir", "exclude", "max_file_bytes", "include_secrets", "model_dir",
+                "embed_threads", "default_mode", "default_k", "rrf_k")
+MCP_FLAGS = (*INDEX_FLAGS, "debounce_ms")
+EVAL_FLAGS = ("index_dir", "exclude", "max_file_bytes", "include_secrets", "model_dir", "workers",
+              "embed_threads", "rrf_k")
 
 
 class Progress:
@@ -165,6 +165,11 @@ def _print_summary(folder: Folder, s: IndexSummary, list_skipped: bool) -> None:
                 print(f"    {reason:16} {path}")
         else:
             print("  (kebab index --list-skipped lists them)")
+    if s.text_only:
+        print(f"  indexed as plain text (extracting definitions failed): {len(s.text_only)}")
+        if list_skipped:
+            for path in s.text_only:
+                print(f"    {'text_only':16} {path}")
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -241,6 +246,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         "chunks": stats.chunks,
         "languages": stats.langs,
         "last_update": last,
+        "skipped": json.loads(ws.store.meta_value(SKIPS_META_KEY) or "null"),
     }
     if args.json:
         print(json.dumps(info, sort_keys=True))

@@ -18,6 +18,7 @@ from search.types import Hit, Meta, Retrieval, SearchResult
 if TYPE_CHECKING:  # lsprotocol.types costs about 0.6 s of CPU to import; the CLI never needs it
     from lsprotocol import types as lsp
 
+    from indexing.indexer import IndexSummary
     from indexing.runtime import Folder
     from search.merge import FolderMatch
 
@@ -151,8 +152,14 @@ def folder_status_wire(folder: Folder) -> dict[str, Any]:
         "building": folder.building,
         "progress": _percent(folder.progress),
         "vectors": _vectors_wire(folder, stats.chunks),
+        "skipped": _skipped_wire(folder.last_scan),
         "error": folder.last_error,
     }
+
+
+def _skipped_wire(scan: IndexSummary | None) -> dict[str, Any] | None:
+    """What the last complete scan left out, by reason; None before one has finished."""
+    return scan.skips_json() if scan is not None else None
 
 
 # -- workspace/symbol ---------------------------------------------------------------------------

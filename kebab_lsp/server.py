@@ -204,7 +204,9 @@ class _LspSink:
                 self.server.work_done_progress.report(self.token, value)
 
     def report(self, done: int, total: int) -> None:
-        pct = 100 if total == 0 else min(100, done * 100 // total)
+        # (0, 0): the walk is not done (or there is nothing to write): no share to show yet;
+        # `end` says when it is finished.
+        pct = 0 if total == 0 else min(100, done * 100 // total)
         now = time.monotonic()
         if pct == self._last_pct and now - self._last_at < PROGRESS_INTERVAL_S:
             return

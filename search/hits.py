@@ -8,7 +8,7 @@ not need to re-run matching.
 
 from __future__ import annotations
 
-from indexing.positions import utf16_len
+from indexing.positions import char_index, utf16_len
 from indexing.records import Span
 from indexing.store import ChunkRow
 from search.types import Hit, Retrieval, Snippet
@@ -66,6 +66,17 @@ def make_snippet(
     return Snippet(text=text, highlights=tuple(highlights), start_line=first_line + index)
 
 
+def _focus_chars(line: str, base: int, focus: Span) -> list[tuple[int, int]]:
+    """The characters of `line` (a chunk's line that starts at UTF-16 column `base`) that
+    `focus` covers, or none when the chunk does not hold where it starts."""
+    length = utf16_len(line)
+    if not base <= focus.start_col < base + length:
+        return []
+    end = focus.end_col if focus.end_line == focus.start_line else base + length
+    a = char_index(line, focus.start_col - base)
+    return [(a, max(a + 1, char_index(line, min(end, base + length) - base)))]
+
+
 def _names_symbol(row: ChunkRow, words: tuple[str, ...]) -> bool:
     if row.symbol is None or not words:
         return False
@@ -75,30 +86,35 @@ def _names_symbol(row: ChunkRow, words: tuple[str, ...]) -> bool:
 
 def build_hit(
     row: ChunkRow, root: str, words: tuple[str, ...], score: float, retrieval: Retrieval,
-    snippet_chars: int, focus: tuple[int, int, int] | None = None
+    snippet_chars: int, focus: Span | None = None
 ) -> Hit:
-    """`focus` = (line, start, end) in characters forces the citation (exact-text hits)."""
+    """`focus` is the citation when it is known already (exact-text hits); the snippet then
+    shows it where the chunk holds it. A chunk that is a piece of a long line starts at
+    column `row.start_col` of its first line, which citations on that line add."""
     lines = row.text.split("\n")
     if focus is not None:
-        index = max(0, min(focus[0] - row.start_line, len(lines) - 1))
-        matches = [(focus[1], focus[2])]
-        if index < len(lines) and focus[2] > len(lines[index]):
-            matches = [(focus[1], len(lines[index]))]
+        index = max(0, min(focus.start_line - row.start_line, len(lines) - 1))
+        matches = _focus_chars(lines[index], row.start_col if index == 0 else 0, focus)
     else:
         index, matches = _best_line(lines, words)
     snippet = make_snippet(lines, row.start_line, index, matches, words, snippet_chars)
     sym = row.symbol
-    if focus is None and sym is not None and _names_symbol(row, words):
+    if focus is not None:
+        span = focus
+    elif sym is not None and _names_symbol(row, words):
         span = sym.selection
     elif matches:
         line_text = lines[index]
         a, b = matches[0]
         line_no = row.start_line + index
-        span = Span(line_no, utf16_len(line_text[:a]), line_no, utf16_len(line_text[:b]))
+        base = row.start_col if index == 0 else 0
+        span = Span(line_no, base + utf16_len(line_text[:a]),
+                    line_no, base + utf16_len(line_text[:b]))
     elif sym is not None:
         span = sym.selection
     else:
-        span = Span(row.start_line, 0, row.start_line, utf16_len(lines[0]) if lines else 0)
+        end = row.start_col + (utf16_len(lines[0]) if lines else 0)
+        span = Span(row.start_line, row.start_col, row.start_line, end)
     return Hit(
         chunk_id=row.chunk_id,
         root=root,

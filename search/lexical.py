@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from indexing.filters import Filters
+from indexing.positions import utf16_len
+from indexing.records import Span
 from indexing.store import ChunkRow, QuerySyntaxError, Store
 from search.query import ParsedQuery, and_expression, content_terms, or_expression
 from search.types import InvalidQuery
@@ -25,7 +27,7 @@ class RankedChunk:
     row: ChunkRow
     score: float
     rank: int  # 1-based within this channel
-    focus: tuple[int, int, int] | None = None  # (line, start, end) for exact-text hits
+    focus: Span | None = None  # exact-text hits: where the text is, which the citation is
     surface: str | None = None  # which vector surface matched, for vector hits
 
 
@@ -94,25 +96,46 @@ def _ranked_fts(
 def exact(store: Store, needle: str, filters: Filters, limit: int) -> LexicalResult:
     """One hit per file that contains `needle`, cited at its first occurrence; files with
     more occurrences rank higher, then by path."""
-    found: list[tuple[int, str, int, int, int]] = []  # (-count, path, line, start, end)
+    found: list[tuple[int, str, Span]] = []  # (-count, path, where the first one is)
+    lines = needle.count("\n")
+    head = utf16_len(needle.split("\n", 1)[0])  # UTF-16 lengths of its first and last line
+    last = utf16_len(needle[needle.rfind("\n") + 1 :])
     for path, _lang, text in store.files_containing(needle, filters):
         first = text.find(needle)
         line = text.count("\n", 0, first)
-        line_start = text.rfind("\n", 0, first) + 1
-        col = first - line_start
-        found.append((-text.count(needle), path, line, col, col + len(needle)))
-    found.sort()
+        col = utf16_len(text[text.rfind("\n", 0, first) + 1 : first])
+        span = Span(line, col, line + lines, last if lines else col + last)
+        found.append((-text.count(needle), path, span))
+    found.sort(key=lambda f: (f[0], f[1]))
     ranked: list[RankedChunk] = []
-    for neg_count, path, line, start, end in found:
+    for neg_count, path, span in found:
         if len(ranked) >= limit:
             break
-        chunks = store.chunks_at(path, line)
-        if not chunks:
+        line, start = span.start_line, span.start_col
+        chunk = _holding(store.chunks_at(path, line), line, start, start + head)
+        if chunk is None:
             continue
-        if filters.kinds and (chunks[0].symbol is None or
-                              str(chunks[0].symbol.kind) not in filters.kinds):
+        if filters.kinds and (chunk.symbol is None or
+                              str(chunk.symbol.kind) not in filters.kinds):
             continue
         count = -neg_count
-        ranked.append(RankedChunk(chunks[0], count / (1.0 + count), len(ranked) + 1,
-                             (line, start, end)))
+        ranked.append(RankedChunk(chunk, count / (1.0 + count), len(ranked) + 1, span))
     return LexicalResult(ranked, len(found), "exact")
+
+
+def _holding(chunks: list[ChunkRow], line: int, start: int, end: int) -> ChunkRow | None:
+    """The chunk to cite for UTF-16 columns [start, end) of `line`: the tightest that holds
+    all of it, else one where it starts, else one it overlaps, else the tightest on the line.
+    A long line is stored as pieces that each start at their own column (`start_col`), and
+    text longer than their overlap is held whole by none of them."""
+    spans: list[tuple[ChunkRow, int, int]] = []
+    for chunk in chunks:
+        base = chunk.start_col if line == chunk.start_line else 0
+        text = chunk.text.split("\n")[line - chunk.start_line]
+        spans.append((chunk, base, base + utf16_len(text)))
+    for holds in (lambda a, b: a <= start and end <= b, lambda a, b: a <= start < b,
+                  lambda a, b: a < end and start < b):
+        for chunk, a, b in spans:
+            if holds(a, b):
+                return chunk
+    return chunks[0] if chunks else None

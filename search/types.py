@@ -97,7 +97,7 @@ class Candidate:
     row: ChunkRow
     score: float
     retrieval: Retrieval
-    focus: tuple[int, int, int] | None = None  # (line, start, end) for exact-text hits
+    focus: Span | None = None  # exact-text hits: where the text is, which the citation is
 
 
 @dataclass(slots=True)

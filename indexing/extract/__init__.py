@@ -30,7 +30,9 @@ Conventions (other layers rely on them):
   level (subsections have their own chunks); text before the first heading is a section
   chunk with no symbol.
 
-Lines are counted as tree-sitter counts rows, by "\\n" only; a lone "\\r" does not end a line.
+Lines are counted as tree-sitter counts rows, by "\\n" only: the indexer's text comes through
+`indexing.text.decode`, which made "\\r\\n" and a lone "\\r" "\\n" as well (LSP's three line
+ends), and dropped a leading byte-order mark, so rows and columns are those a client counts.
 
 The package: `code` (definitions of programming languages), `docs` (where a definition's
 chunk starts and the comments or docstring that document it), `code_chunks` (definitions to
@@ -44,7 +46,7 @@ import logging
 from indexing.chunking import text_chunks as text_chunks
 from indexing.extract.code import extract_code
 from indexing.extract.markdown import extract_markdown
-from indexing.languages import language_for_path, language_rules
+from indexing.languages import ParseTimeout, language_for_path, language_rules
 from indexing.positions import SourceText
 from indexing.records import Extraction
 
@@ -63,6 +65,8 @@ def extract(path: str, text: str) -> Extraction | None:
         if language_rules(lang).extractor == "markdown":
             return extract_markdown(SourceText(text))
         return extract_code(lang, SourceText(text))
+    except ParseTimeout as exc:
+        log.warning("%s: %s; indexing it as plain text", path, exc)
     except Exception:
         log.warning("extraction failed for %s; indexing it as plain text", path, exc_info=True)
-        return Extraction(lang=lang, chunks=text_chunks(text))
+    return Extraction(lang=lang, chunks=text_chunks(text), text_only=True)

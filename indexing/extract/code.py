@@ -10,8 +10,8 @@ from tree_sitter import QueryCursor
 from indexing.extract.code_chunks import code_chunks
 from indexing.extract.definition import CONTAINER_KINDS, TYPE_KINDS, Definition
 from indexing.extract.docs import comment_doc, lead, python_doc
-from indexing.extract.nodes import MAX_SIGNATURE_CHARS, cap, collapse
-from indexing.languages import LanguageRules, get_parser, get_query, language_rules
+from indexing.extract.nodes import MAX_DEF_DEPTH, MAX_SIGNATURE_CHARS, cap, collapse
+from indexing.languages import LanguageRules, get_query, language_rules, parse
 from indexing.positions import SourceText
 from indexing.records import Extraction, Symbol, SymbolKind
 
@@ -41,7 +41,7 @@ _SPEC_PARENTS: dict[str, tuple[str, ...]] = {
 
 def extract_code(lang: str, src: SourceText) -> Extraction:
     rules = language_rules(lang)
-    tree = get_parser(lang).parse(src.data)
+    tree = parse(lang, src.data)
     root = tree.root_node
     defs = [d for d in (_resolve(rules, src, *hit) for hit in _best_hits(lang, root)) if d]
     defs.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte, d.name_node.start_byte))
@@ -56,7 +56,9 @@ def _best_hits(lang: str, root: Node) -> list[tuple[str, Node, Node]]:
     tags.scm, then the more specific kind, then the earlier pattern."""
     dq = get_query(lang)
     best: dict[tuple[int, int], tuple[tuple[bool, int, int], str, Node, Node]] = {}
-    for index, captures in QueryCursor(dq.query).matches(root):
+    cursor = QueryCursor(dq.query)
+    cursor.set_max_start_depth(MAX_DEF_DEPTH)
+    for index, captures in cursor.matches(root):
         def_key = next((k for k in captures if k.startswith("definition.")), None)
         names = captures.get("name")
         if def_key is None or not names or not captures[def_key]:
@@ -93,7 +95,8 @@ def _resolve(
         _name_impl(src, d)
     d.scope_parts = _scope_parts(rules, src, range_node, name_node)
     top, comments = lead(range_node)
-    d.lead_row, d.lead_byte = top.start_point.row, top.start_byte
+    d.lead_row, d.lead_col = src.point(top.start_point)
+    d.lead_byte = top.start_byte
     if rules.doc == "docstring":
         d.doc = python_doc(src, range_node)
     else:

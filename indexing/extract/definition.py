@@ -36,6 +36,7 @@ class Definition:
     impl_type: str | None = None
     lead_row: int = 0
     lead_byte: int = 0
+    lead_col: int = 0  # UTF-16
     doc: str = ""
     parent: Definition | None = None
     qualified: str = ""

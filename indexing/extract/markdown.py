@@ -9,8 +9,15 @@ from typing import TYPE_CHECKING
 from tree_sitter import QueryCursor
 
 from indexing.chunking import clean_line, definition_windows, window_chunks
-from indexing.extract.nodes import MAX_DOC_CHARS, MAX_SIGNATURE_CHARS, cap, collapse, end_row
-from indexing.languages import get_parser, get_query
+from indexing.extract.nodes import (
+    MAX_DEF_DEPTH,
+    MAX_DOC_CHARS,
+    MAX_SIGNATURE_CHARS,
+    cap,
+    collapse,
+    end_row,
+)
+from indexing.languages import get_query, parse
 from indexing.positions import SourceText
 from indexing.records import Chunk, ChunkKind, Extraction, Span, Symbol, SymbolKind
 
@@ -30,7 +37,7 @@ class _Heading:
 
 
 def extract_markdown(src: SourceText) -> Extraction:
-    tree = get_parser("markdown").parse(src.data)
+    tree = parse("markdown", src.data)
     headings = _headings(src, tree.root_node)
     last = len(src.lines) - 1
     _section_ends(headings, last)
@@ -48,7 +55,9 @@ def extract_markdown(src: SourceText) -> Extraction:
 
 
 def _headings(src: SourceText, root: Node) -> list[_Heading]:
-    found = QueryCursor(get_query("markdown").query).captures(root).get("heading", [])
+    cursor = QueryCursor(get_query("markdown").query)
+    cursor.set_max_start_depth(MAX_DEF_DEPTH)
+    found = cursor.captures(root).get("heading", [])
     headings: list[_Heading] = []
     stack: list[_Heading] = []
     for node in sorted(found, key=lambda n: n.start_byte):

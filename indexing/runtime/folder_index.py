@@ -75,7 +75,7 @@ class FolderIndex:
         return Indexer(
             self.root,
             self.store,
-            DiscoveryOptions(self.settings.max_file_bytes, self.settings.exclude),
+            DiscoveryOptions.from_settings(self.settings),
             workers=self.settings.workers,
         )
 

@@ -163,7 +163,10 @@ class Writer:
         verb = "Rebuilding" if rebuild else "Indexing"
         sink = self._listener.begin(f"{verb} {folder.name}")
         folder.progress = (0, 0)
-        running = _Running(folder, folder.index.indexer.scan(rebuild), sink, verb)
+        # After a change of settings, rules on content (secrets) may decide otherwise about
+        # files that did not change: read them all again.
+        job = folder.index.indexer.scan(rebuild, reread=folder.index.shape_note is not None)
+        running = _Running(folder, job, sink, verb)
         with self._cond:
             self._running = running
 

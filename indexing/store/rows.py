@@ -27,6 +27,7 @@ class ChunkRow:
     is_test: bool
     is_generated: bool
     symbol: Symbol | None
+    start_col: int = 0  # UTF-16 column of the text on `start_line` (`Chunk.start_col`)
     rank: float = 0.0  # raw bm25 when it came from FTS; never sent to clients
 
 
@@ -43,7 +44,8 @@ CHUNK_COLUMNS = """
     c.text_hash, f.is_test, f.is_generated,
     s.name, s.kind, s.container, s.qualified_name,
     s.start_line, s.start_col, s.end_line, s.end_col,
-    s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_end_col, s.signature, s.doc
+    s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_end_col, s.signature, s.doc,
+    c.start_col
 """
 CHUNK_FROM = """
     FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id
@@ -83,5 +85,6 @@ def chunk_from(row: Sequence[Any], rank: float = 0.0) -> ChunkRow:
         is_test=bool(row[10]),
         is_generated=bool(row[11]),
         symbol=symbol_from(row[12:26]) if row[12] is not None else None,
+        start_col=row[26],
         rank=rank,
     )

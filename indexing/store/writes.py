@@ -98,10 +98,10 @@ class Writes(ChangeLog):
             sym = extraction.symbols[chunk.symbol] if chunk.symbol is not None else None
             self.conn.execute(
                 "INSERT INTO chunks(chunk_id, file_id, symbol_id, kind, start_line, end_line, "
-                "context, text, text_hash) VALUES (?,?,?,?,?,?,?,?,?)",
+                "start_col, context, text, text_hash) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (cid, file_id, symbol_ids[chunk.symbol] if chunk.symbol is not None else None,
-                 str(chunk.kind), chunk.start_line, chunk.end_line, chunk.context, chunk.text,
-                 text_hash(chunk.text)),
+                 str(chunk.kind), chunk.start_line, chunk.end_line, chunk.start_col,
+                 chunk.context, chunk.text, text_hash(chunk.text)),
             )
             self._insert_fts(self.conn.last_insert_rowid(), path, sym, chunk.context, chunk.text)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from indexing.chunking import (
     MAX_LINE_CHARS,
-    MAX_LINE_PIECES,
     PIECE_OVERLAP_CHARS,
     gaps,
     join_lines,
@@ -58,24 +57,34 @@ def test_text_chunks_crlf() -> None:
     ]
 
 
-def test_long_lines_become_overlapping_pieces() -> None:
+def test_long_lines_become_overlapping_pieces_that_cover_the_whole_line() -> None:
     text = "".join(chr(ord("a") + i % 26) for i in range(50_000))
     parts = pieces(text)
     step = MAX_LINE_CHARS - PIECE_OVERLAP_CHARS
-    assert [len(p) for p in parts] == [MAX_LINE_CHARS, MAX_LINE_CHARS, 50_000 - 2 * step]
-    assert parts[1].startswith(parts[0][-PIECE_OVERLAP_CHARS:])
-    assert parts[-1].endswith(text[-10:])
-    assert pieces("short") == ["short"]
-    assert len(pieces("x" * 10_000_000)) == MAX_LINE_PIECES
+    assert [(col, len(p)) for col, p in parts] == [
+        (0, MAX_LINE_CHARS), (step, MAX_LINE_CHARS), (2 * step, 50_000 - 2 * step)]
+    assert parts[1][1].startswith(parts[0][1][-PIECE_OVERLAP_CHARS:])
+    assert parts[-1][1].endswith(text[-10:])
+    assert pieces("short", 7) == [(7, "short")]
+    huge = pieces("x" * 10_000_000)
+    assert huge[-1][0] + len(huge[-1][1]) == 10_000_000  # nothing past a cap is dropped
+
+
+def test_piece_columns_count_utf16_units() -> None:
+    text = "😀" * 30_000  # two UTF-16 units each
+    parts = pieces(text, col=3)
+    step = MAX_LINE_CHARS - PIECE_OVERLAP_CHARS
+    assert [col for col, _ in parts] == [3, 3 + 2 * step]
 
 
 def test_window_over_a_huge_line_keeps_its_tail() -> None:
     lines = ["a = 1", "q" * 30_000 + " needle", "b = 2"]
     chunks = window_chunks(lines, (0, 2), ChunkKind.CODE)
-    assert [(c.start_line, c.end_line, len(c.text)) for c in chunks] == [
-        (0, 0, 5),
-        (1, 1, MAX_LINE_CHARS),
-        (1, 1, 30_007 - (MAX_LINE_CHARS - PIECE_OVERLAP_CHARS)),
-        (2, 2, 5),
+    step = MAX_LINE_CHARS - PIECE_OVERLAP_CHARS
+    assert [(c.start_line, c.end_line, c.start_col, len(c.text)) for c in chunks] == [
+        (0, 0, 0, 5),
+        (1, 1, 0, MAX_LINE_CHARS),
+        (1, 1, step, 30_007 - step),
+        (2, 2, 0, 5),
     ]
     assert chunks[2].text.endswith("needle")

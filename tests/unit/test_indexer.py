@@ -133,8 +133,8 @@ def test_index_lives_outside_the_workspace(workspace: Workspace, index_root: Pat
 
 
 def test_a_scan_is_a_job_its_owner_steps_and_can_stop(sample_repo: Path, index_root: Path) -> None:
-    """Each step commits at most one batch; a cancelled scan keeps what it committed, and the
-    next scan (incremental) finishes the rest."""
+    """The first step walks the tree, each later one commits at most one batch; a cancelled
+    scan keeps what it committed, and the next scan (incremental) finishes the rest."""
     from indexing import indexer as indexer_module
 
     for i in range(5):
@@ -144,6 +144,7 @@ def test_a_scan_is_a_job_its_owner_steps_and_can_stop(sample_repo: Path, index_r
     try:
         job = ws.indexer.scan()
         assert job.progress == (0, 0)
+        assert job.step() and job.progress == (0, 0)  # walked, nothing read yet
         assert job.step() and job.progress == (0, 11)  # planned, nothing written yet
         assert job.step() and job.progress == (4, 11)
         assert ws.store.stats().files == 4
