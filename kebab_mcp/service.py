@@ -14,7 +14,6 @@ of them takes over writing, with a catch-up scan, when the writer exits.
 from __future__ import annotations
 
 import datetime as dt
-import fnmatch
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -36,18 +35,6 @@ LEASE_POLL_S = 1.0
 #: read_file_lines answers at most this much.
 MAX_READ_LINES = 400
 MAX_READ_BYTES = 48_000
-
-
-#: Files that hold credentials by name. The index does not skip them yet (that rule belongs in
-#: `indexing.discover`), so this server refuses to read them and drops them from hits.
-SECRET_PATTERNS = (".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*", "id_dsa*",
-                   "id_ecdsa*", "id_ed25519*", ".netrc", ".npmrc", ".pypirc", "*.keystore",
-                   "credentials", "credentials.*", "secrets.*", ".htpasswd")
-
-
-def is_secret(rel_path: str) -> bool:
-    name = rel_path.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SECRET_PATTERNS)
 
 
 class ToolFailure(ValueError):
@@ -268,9 +255,7 @@ class Service:
 
         self.wait_first_index()
         results = [r.searcher.search(req, should_stop=should_stop) for r in self.roots()]
-        merged = merge_results(results, req.k, req.mode)
-        merged.hits = [h for h in merged.hits if not is_secret(h.path)]
-        return merged
+        return merge_results(results, req.k, req.mode)
 
     def read_lines(self, path: str, start: int, end: int | None) -> Lines:
         """Lines `start`..`end` (1-based, inclusive) of an indexed file under a root, capped
@@ -318,8 +303,6 @@ class Service:
         if len(roots) > 1 and "/" in rel:  # "rootname/path" picks a root
             head, rest = rel.split("/", 1)
             candidates = [(r, rest) for r in roots if r.name == head] + candidates
-        if is_secret(rel):
-            raise ToolFailure(f"{path!r} looks like a file of secrets; it cannot be read here")
         for root, sub in candidates:
             target = root.path / sub
             real = Path(os.path.realpath(target))

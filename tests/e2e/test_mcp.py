@@ -176,7 +176,7 @@ async def test_read_file_lines_status_and_safety(tmp_path: Path) -> None:
             "src/../../outside/private.py": "contains '..'",
             "link_out.py": "symlink out",
             "ignored.py": "not in the index",
-            ".env": "secrets",
+            ".env": "not in the index",
             "nope.py": "no file 'nope.py'",
         }
         for path, reason in refusals.items():
@@ -186,15 +186,16 @@ async def test_read_file_lines_status_and_safety(tmp_path: Path) -> None:
         assert len(status) == 1
         root = status[0]
         assert (root["root"], root["path"]) == ("ws", str(ws))
-        # The sample's 6 files, .gitignore and .env: the ignored file and the link are out.
-        assert root["files"] == 8
+        # The sample's 6 files and .gitignore: the ignored file, the link and the secret .env
+        # are out.
+        assert root["files"] == 7
         assert root["symbols"] > 10 and root["chunks"] >= root["symbols"] // 2
         assert root["writer"] == {"this_process": True, "pid": root["writer"]["pid"]}
         assert root["watcher"] == "watching" and root["building"] is False
         assert root["last_update"].endswith("+00:00")
         assert root["vectors"] == {"enabled": False, "reason": "embeddings are off"}
         assert root["error"] is None
-        assert "8 files" in (await call(s, "get_status"))["_text"]
+        assert "7 files" in (await call(s, "get_status"))["_text"]
 
         pid = (await call(s, "debug_state"))["pid"]
         assert _network_sockets(pid) == []
@@ -292,7 +293,7 @@ async def test_two_servers_share_one_index_and_the_survivor_takes_over(tmp_path:
             status_b = (await call(b, "get_status"))["roots"][0]
             a_pid = (await call(a, "debug_state"))["pid"]
             assert status_b["writer"] == {"this_process": False, "pid": a_pid}
-            assert status_b["files"] == 8
+            assert status_b["files"] == 7  # the sample without its .env (a secret)
             assert status_b["vectors"]["enabled"] is True and status_b["building"] is None
 
             # The writer sees an edit through its watcher; the reader sees the commit.
