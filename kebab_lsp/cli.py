@@ -41,10 +41,10 @@ EVAL_FLAGS = ("index_dir", "exclude", "max_file_bytes", "model_dir", "workers", 
 class Progress:
     """A one-line progress bar on a terminal; silent when stderr is not a terminal."""
 
-    def __init__(self, label: str, stream: TextIO = sys.stderr) -> None:
+    def __init__(self, label: str, stream: TextIO | None = None) -> None:
         self.label = label
-        self.stream = stream
-        self.enabled = stream.isatty()
+        self.stream = stream or sys.stderr  # looked up now: stderr may have been replaced
+        self.enabled = self.stream.isatty()
         self.shown = False
 
     def __call__(self, done: int, total: int) -> None:
