@@ -29,6 +29,7 @@ from indexing.discover import (
 from indexing.extract import extract, text_chunks
 from indexing.records import Extraction
 from indexing.store import FileState, FileWrite, Store
+from indexing.store.texts import pack_text
 from indexing.text import decode
 
 BATCH_FILES = 200
@@ -144,6 +145,7 @@ def build_write(work: _Work) -> FileWrite:
         extraction=extraction,
         is_test=is_test_path(work.path),
         is_generated=is_generated(work.path, text[:600]),
+        packed=pack_text(text),
     )
 
 

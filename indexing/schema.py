@@ -11,7 +11,12 @@ from indexing.text import FTS_TOKENIZER
 
 # 6: identifier parts are split in every script (`getGrößeInPixel` -> `get größe in pixel`),
 #    not only in ASCII.
-SCHEMA_VERSION = 6
+# 7: each text is stored once, compressed: a file's text is zlib-packed, and a chunk's text is
+#    not stored when it is its lines of the file (store/texts.py); the trigram index keeps
+#    which files hold a trigram, not where (`detail=none`: exact text is confirmed in the
+#    file's text anyway); the unused `chunks(text_hash)` index is gone. The index shrinks from
+#    5.8x the indexed text to 1.8x (Django; `python -m bench.index_size`).
+SCHEMA_VERSION = 7
 
 # Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
 # order of `chunks_fts`: names, parts, path, body).
@@ -33,9 +38,11 @@ CREATE TABLE IF NOT EXISTS files(
     is_generated INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS files_hash ON files(hash);
+-- `text` is packed (store/texts.py): TEXT, or a BLOB of zlib-compressed blocks of lines;
+-- read it with unpack(text).
 CREATE TABLE IF NOT EXISTS file_text(
     file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
-    text TEXT NOT NULL
+    text NOT NULL
 );
 CREATE TABLE IF NOT EXISTS symbols(
     id INTEGER PRIMARY KEY,
@@ -66,22 +73,27 @@ CREATE TABLE IF NOT EXISTS chunks(
     start_line INTEGER NOT NULL,
     end_line INTEGER NOT NULL,
     context TEXT NOT NULL,
-    text TEXT NOT NULL,
+    -- NULL when the chunk's text is its lines of the file's text, else packed like
+    -- file_text's; read it with chunk_text(c.text, c.file_id, f.hash, c.start_line,
+    -- c.end_line) (store/texts.py).
+    text,
     text_hash TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 -- Without it, deleting a symbol scans every chunk for the ON DELETE SET NULL reference.
 CREATE INDEX IF NOT EXISTS chunks_symbol ON chunks(symbol_id);
-CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks(text_hash);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     names, parts, path, body,
     tokenize="{FTS_TOKENIZER}",
     content='', contentless_delete=1
 );
+-- Which files hold each trigram of their text (not where: detail=none). Exact-text search
+-- ANDs a bounded set of the needle's trigrams to find candidate files, then confirms each
+-- in `file_text`, so recall is grep's.
 CREATE VIRTUAL TABLE IF NOT EXISTS text_trigram USING fts5(
     text,
     tokenize="trigram case_sensitive 1",
-    content='', contentless_delete=1
+    content='', contentless_delete=1, detail=none
 );
 -- Which paths each write batch touched, so in-memory caches (the symbol matcher) can patch
 -- themselves instead of reloading everything; old entries are pruned below `changes_floor`.

@@ -139,8 +139,10 @@ class Searcher:
             if intent.name == "definition":
                 _definition_first(candidates, intent.symbol)
             candidates = priors.apply(candidates)
-        hits = [build_hit(c.row, str(self.root), words, c.score, c.retrieval, req.snippet_chars,
-                          c.focus) for c in candidates[: req.k]]
+        shown = candidates[: req.k]
+        rows = self.store.with_texts([c.row for c in shown])  # only hits need their text
+        hits = [build_hit(row, str(self.root), words, c.score, c.retrieval, req.snippet_chars,
+                          c.focus) for c, row in zip(shown, rows, strict=True)]
         self._meta(meta, plan, lex, vec, hits, window)
         if req.mode == "auto":  # priors multiply scores, so they are no longer bounded by 1
             meta.score["kind"] += "+priors"

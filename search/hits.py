@@ -77,7 +77,9 @@ def build_hit(
     row: ChunkRow, root: str, words: tuple[str, ...], score: float, retrieval: Retrieval,
     snippet_chars: int, focus: tuple[int, int, int] | None = None
 ) -> Hit:
-    """`focus` = (line, start, end) in characters forces the citation (exact-text hits)."""
+    """`focus` = (line, start, end) in characters forces the citation (exact-text hits).
+    `row` must carry its text (`Store.with_texts`)."""
+    assert row.text is not None, "a hit is built from a row with its text"
     lines = row.text.split("\n")
     if focus is not None:
         index = max(0, min(focus[0] - row.start_line, len(lines) - 1))

@@ -11,6 +11,7 @@ from typing import Any, cast
 import apsw
 
 from indexing.schema import DDL, SCHEMA_VERSION
+from indexing.store.texts import chunk_text_function, unpack_text
 
 DB_NAME = "index.sqlite3"
 
@@ -47,6 +48,8 @@ class StoreConnection:
         conn = apsw.Connection(str(self.db_path))
         conn.set_busy_timeout(10_000)
         conn.create_scalar_function("regexp", cast(Any, _regexp), 2, deterministic=True)
+        conn.create_scalar_function("unpack", cast(Any, unpack_text), 1, deterministic=True)
+        conn.create_scalar_function("chunk_text", cast(Any, chunk_text_function(conn)), 5)
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA cache_size=-32000")

@@ -34,7 +34,8 @@ class EmbeddingCache(StoreConnection):
         `leads` marks the first chunk of its definition (the one a summary vector hangs on)."""
         rows = self.conn.execute(
             "SELECT c.chunk_id, f.path, f.lang, COALESCE(s.kind, c.kind), c.context, "
-            "COALESCE(s.signature, ''), COALESCE(s.doc, ''), c.text, f.is_test, "
+            "COALESCE(s.signature, ''), COALESCE(s.doc, ''), "
+            "chunk_text(c.text, c.file_id, f.hash, c.start_line, c.end_line), f.is_test, "
             f"{_LEADS_SQL} FROM chunks c "
             "JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id "
             "ORDER BY f.path, c.start_line, c.chunk_id"
