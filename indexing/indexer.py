@@ -33,6 +33,7 @@ from indexing.store.texts import pack_text
 from indexing.text import decode
 
 BATCH_FILES = 200
+LARGE_BATCH_FILES = 20  # a batch this big first checkpoints the WAL (`Store.batch`)
 POOL_THRESHOLD = 64  # below this many files, a process pool costs more than it saves
 
 ProgressFn = Callable[[int, int], None]
@@ -182,12 +183,11 @@ class Indexer:
         for path, reason in found.skipped:
             summary.skip(path, reason)
         summary.scanned = len(found.candidates)
-        states = self.store.file_states()
         if rebuild:
-            with self.store.batch():
-                for path in states:
-                    self.store.delete_file(path)
-            states = {}
+            # From an empty database rather than by deleting rows: that works whatever state
+            # the old one is in (a rebuild is how a damaged index is repaired).
+            self.store.reset()
+        states = self.store.file_states()
         seen = {c.path for c in found.candidates}
         gone = {p: s for p, s in states.items() if p not in seen}
         work = self._plan(found.candidates, states, gone, summary)
@@ -299,7 +299,7 @@ class Indexer:
                 pool.shutdown(cancel_futures=True)
 
     def _commit(self, batch: list[tuple[_Work, FileWrite]], summary: IndexSummary) -> int:
-        with self.store.batch():
+        with self.store.batch(large=len(batch) >= LARGE_BATCH_FILES):
             for item, write in batch:
                 self.store.write_file(write)
                 summary.written_paths.append(item.path)

@@ -4,6 +4,7 @@ from the store (the symbol matcher) can patch themselves instead of reloading ev
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from indexing.store.connection import StoreConnection
 
@@ -11,17 +12,17 @@ CHANGES_KEEP = 1000  # write batches of path history kept for incremental cache 
 
 
 class ChangeLog(StoreConnection):
-    def _log_batch(self, version: int, paths: Iterable[str]) -> None:
-        """Record the paths of the batch that becomes `version`; every `CHANGES_KEEP`
-        batches, forget the oldest and remember how far back the log still reaches."""
-        self.conn.executemany("INSERT INTO changes(version, path) VALUES (?,?)",
-                              [(version, p) for p in sorted(paths)])
+    def _log_batch(self, conn: Any, version: int, paths: Iterable[str]) -> None:
+        """Record the paths of the batch that becomes `version` on `conn`, the batch's
+        connection; every `CHANGES_KEEP` batches, forget the oldest and remember how far back
+        the log still reaches."""
+        conn.executemany("INSERT INTO changes(version, path) VALUES (?,?)",
+                         [(version, p) for p in sorted(paths)])
         if version % CHANGES_KEEP == 0:
             floor = version - CHANGES_KEEP
-            self.conn.execute("DELETE FROM changes WHERE version <= ?", (floor,))
-            self.conn.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES ('changes_floor', ?)",
-                (str(floor),))
+            conn.execute("DELETE FROM changes WHERE version <= ?", (floor,))
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('changes_floor', ?)",
+                         (str(floor),))
 
     def changed_paths_since(self, version: int) -> set[str] | None:
         """Paths written, deleted or renamed after `version`; None when the log no longer

@@ -61,8 +61,8 @@ class EmbeddingCache(StoreConnection):
         return out
 
     def cache_vectors(self, model: str, items: Sequence[tuple[str, bytes]]) -> None:
-        with self._write_lock, self.conn:
-            self.conn.executemany(
+        with self.writing() as conn:
+            conn.executemany(
                 "INSERT OR REPLACE INTO embed_cache(model, text_hash, vector) VALUES (?,?,?)",
                 [(model, h, v) for h, v in items],
             )

@@ -77,9 +77,16 @@ class Retrieval(StoreConnection):
             raise QuerySyntaxError(str(exc)) from exc
 
     def _match_unfiltered(self, expr: str, limit: int, excluded: set[int]) -> list[ChunkRow]:
+        with self.reading():
+            return self._match_unfiltered_read(expr, limit, excluded)
+
+    def _match_unfiltered_read(self, expr: str, limit: int, excluded: set[int]
+                               ) -> list[ChunkRow]:
         """Rank inside FTS5 alone, then join only the winners: joining every match first
         costs four times as much on broad queries. Rows tied with the last one kept are all
-        fetched, so the tie-break by path and line sees every candidate."""
+        fetched, so the tie-break by path and line sees every candidate. Both reads see one
+        state of the index (`reading`), so a match without its chunk is damage, not a write
+        that landed in between."""
         rank_sql = f"bm25(chunks_fts, {', '.join(str(w) for w in FTS_WEIGHTS)})"
         want = limit + len(excluded) + 1
         ranked = self.conn.execute(
@@ -99,6 +106,10 @@ class Retrieval(StoreConnection):
             rows.extend(chunk_from(r, rank=rank_of[r[0]]) for r in self.conn.execute(
                 f"SELECT {CHUNK_COLUMNS_NO_TEXT} {CHUNK_FROM} WHERE c.id IN "
                 f"({','.join('?' * len(part))})", part))
+        if len(rows) < len(ids):
+            # Both tables change in one transaction, so a match without its chunk is a table
+            # SQLite reads without error but no longer holds all its rows.
+            raise self.damaged_read(f"{len(ids) - len(rows)} full-text match(es) have no chunk")
         rows.sort(key=lambda c: (c.rank, c.path, c.start_line, c.chunk_id))
         return rows[:limit]
 
@@ -155,16 +166,22 @@ class Retrieval(StoreConnection):
             rows = self.conn.execute(f"{select} WHERE 1{where}", args)
             return sorted((r[0], r[1], r[2]) for r in rows if needle in r[2])
         expr = " AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams)
-        candidates = [r[0] for r in self.conn.execute(
-            "SELECT rowid FROM text_trigram WHERE text_trigram MATCH ?", (expr,))]
         found: list[tuple[str, str, str]] = []
-        for start in range(0, len(candidates), 500):
-            part = candidates[start : start + 500]
-            for r in self.conn.execute(
-                    f"{select} WHERE t.file_id IN ({','.join('?' * len(part))}){where}",
-                    (*part, *args)):
-                if needle in r[2]:
-                    found.append((r[0], r[1], r[2]))
+        seen = 0
+        with self.reading():  # one state: a candidate without its text is then damage
+            candidates = [r[0] for r in self.conn.execute(
+                "SELECT rowid FROM text_trigram WHERE text_trigram MATCH ?", (expr,))]
+            for start in range(0, len(candidates), 500):
+                part = candidates[start : start + 500]
+                for r in self.conn.execute(
+                        f"{select} WHERE t.file_id IN ({','.join('?' * len(part))}){where}",
+                        (*part, *args)):
+                    seen += 1
+                    if needle in r[2]:
+                        found.append((r[0], r[1], r[2]))
+        if seen < len(candidates) and not where:
+            raise self.damaged_read(f"{len(candidates) - seen} file(s) in the trigram index "
+                                    "have no text")
         found.sort()
         return found
 

@@ -42,16 +42,20 @@ class Writes(ChangeLog):
         self._batch_paths: set[str] = set()
 
     @contextmanager
-    def batch(self) -> Iterator[None]:
-        """One transaction for many file writes: all of a batch lands, or none of it."""
-        with self._write_lock, self.conn:
+    def batch(self, large: bool = False) -> Iterator[None]:
+        """One transaction for many file writes: all of a batch lands, or none of it. A
+        `large` batch (a scan's) first checkpoints what earlier writes left in the WAL: if the
+        disk then refuses the batch, the WAL holds nothing else and is truncated to nothing."""
+        if large:
+            self.settle()
+        with self.writing() as conn:
             self._batch_paths.clear()
             yield
-            self.conn.execute(
+            conn.execute(
                 "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='lexical_version'"
             )
-            self._log_batch(self.lexical_version(), self._batch_paths)
-            self.conn.execute(
+            self._log_batch(conn, self.lexical_version(), self._batch_paths)
+            conn.execute(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('last_update', ?)",
                 (repr(time.time()),),
             )
