@@ -108,7 +108,10 @@ def index_folder(root: Path, settings: Settings, rebuild: bool = False) -> Folde
     from indexing.runtime import Runtime
 
     runtime = Runtime(CliListener(), settings)
-    folder = runtime.add_folder(root.as_uri(), root.name, root, scan=False)
+    # No background read-through of the index: a no-change `kebab index` takes a fraction of
+    # a second and must not wait for it. Damage is still found where a scan meets it, and
+    # `--rebuild` starts from nothing whatever the old index holds.
+    folder = runtime.add_folder(root.as_uri(), root.name, root, scan=False, check=False)
     runtime.scan(folder, rebuild=rebuild)
     runtime.start()
     try:
@@ -123,7 +126,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     folder = index_folder(_root(args), settings, rebuild=args.rebuild)
     summary = folder.last_scan
     if summary is None:
-        print(f"kebab: indexing failed: {folder.last_error}", file=sys.stderr)
+        if folder.unwritable is None and not folder.repairs:  # else the runtime said why
+            print(f"kebab: indexing failed: {folder.last_error}", file=sys.stderr)
         return 1
     out = summary.as_json()
     if settings.embed:
@@ -339,7 +343,13 @@ def main(argv: list[str] | None = None) -> int:
         args = commands[argv[0]].parse_intermixed_args(argv[1:])
     else:
         args = parser.parse_args(argv)
-    code: int = args.func(args)
+    from indexing.store import StoreError
+
+    try:
+        code: int = args.func(args)
+    except StoreError as exc:  # a damaged index (rebuilt on next use), a refusing disk
+        print(f"kebab: {exc}", file=sys.stderr)
+        return 1
     return code
 
 
