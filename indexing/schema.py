@@ -15,7 +15,9 @@ from indexing.text import FTS_TOKENIZER
 #    not stored when it is its lines of the file (store/texts.py); the trigram index keeps
 #    which files hold a trigram, not where (`detail=none`: exact text is confirmed in the
 #    file's text anyway); the unused `chunks(text_hash)` index is gone. The index shrinks from
-#    5.8x the indexed text to 1.8x (Django; `python -m bench.index_size`).
+#    5.8x the indexed text to 1.8x (Django; `python -m bench.index_size`). `embed_cache`
+#    records when each vector was last needed, so unneeded ones can be pruned; `changes` keeps
+#    one row per path (its last version), so a file saved a thousand times is one row.
 SCHEMA_VERSION = 7
 
 # Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
@@ -95,17 +97,22 @@ CREATE VIRTUAL TABLE IF NOT EXISTS text_trigram USING fts5(
     tokenize="trigram case_sensitive 1",
     content='', contentless_delete=1, detail=none
 );
--- Which paths each write batch touched, so in-memory caches (the symbol matcher) can patch
--- themselves instead of reloading everything; old entries are pruned below `changes_floor`.
+-- Which paths write batches touched, so in-memory caches (the symbol matcher) can patch
+-- themselves instead of reloading everything: each path with the last version that touched
+-- it, for the most recently touched paths only (see store/changes.py); `meta.changes_floor`
+-- says how far back the log still reaches.
 CREATE TABLE IF NOT EXISTS changes(
-    version INTEGER NOT NULL,
-    path TEXT NOT NULL
-);
+    path TEXT PRIMARY KEY,
+    version INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS changes_version ON changes(version);
+-- Vectors by the hash of the text embedded; `used` (unix seconds) is when a vector was last
+-- computed or served, so ones no chunk needs any more are pruned oldest first.
 CREATE TABLE IF NOT EXISTS embed_cache(
     model TEXT NOT NULL,
     text_hash TEXT NOT NULL,
     vector BLOB NOT NULL,
+    used REAL NOT NULL DEFAULT 0,
     PRIMARY KEY(model, text_hash)
 ) WITHOUT ROWID;
 """

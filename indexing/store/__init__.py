@@ -19,7 +19,7 @@ from __future__ import annotations
 from indexing.filters import Filters
 from indexing.records import text_hash
 from indexing.store.catalog import Catalog, FileState, FileText, Stats
-from indexing.store.changes import CHANGES_KEEP
+from indexing.store.changes import CHANGES_KEEP_PATHS
 from indexing.store.connection import (
     DB_NAME,
     StoreClosed,
@@ -34,7 +34,7 @@ from indexing.store.rows import ChunkRow, SymbolRow
 from indexing.store.writes import FileWrite, Writes
 
 __all__ = [
-    "CHANGES_KEEP",
+    "CHANGES_KEEP_PATHS",
     "DB_NAME",
     "ChunkRow",
     "EmbeddingSource",

@@ -231,3 +231,22 @@ def test_kebab_index_repairs_a_vector_table_replaced_by_a_file(
     assert (synced.index_dir / "vectors" / "chunks.lance").is_dir()
     assert complete(synced)
 
+
+def test_a_sync_prunes_the_embedding_cache(synced: Workspace,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from indexing.store import embed_cache
+
+    monkeypatch.setattr(embed_cache, "EMBED_CACHE_MIN_SPARE", 5)
+    monkeypatch.setattr(embed_cache, "EMBED_CACHE_SPARE_RATIO", 0.0)
+    path = synced.root / "src" / "users" / "store.py"
+    original = path.read_text()
+    for i in range(4):  # every edit leaves the previous texts' vectors unneeded
+        path.write_text(original.replace("def ", f"def v{i}_"))
+        synced.indexer.index()
+        assert synced.sync_vectors() is not None
+    vindex = synced.vector_index()
+    assert vindex is not None
+    needed = {k for k in vindex.vectors.row_hashes().values()}
+    size = synced.store.embed_cache_size()
+    assert len(needed) < size <= len(needed) + 5
+    assert complete(synced)
