@@ -9,11 +9,10 @@ through the store's single writer, one transaction per batch.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Generator, Iterable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from indexing.discover import (
     is_indexable_path,
 )
 from indexing.extract import extract, text_chunks
+from indexing.pool import parse_pool
 from indexing.records import Extraction
 from indexing.store import FileState, FileWrite, Store
 from indexing.store.texts import pack_text
@@ -101,16 +101,6 @@ class _Work:
     data: bytes
     digest: str
     is_new: bool
-
-
-def _pool_context() -> multiprocessing.context.BaseContext:
-    """forkserver, not fork: the server runs threads (event loop, writer, embedder), and
-    forking a threaded process can copy a lock some thread holds into the child and hang it
-    (seen: a first index stuck at 0/120). The fork server is a clean single-threaded process;
-    preloading this module there keeps each worker's start cheap."""
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["indexing.indexer"])
-    return ctx
 
 
 def content_hash(data: bytes) -> str:
@@ -278,7 +268,7 @@ class Indexer:
             return
         pool: Executor | None = None
         if total >= POOL_THRESHOLD and self.workers > 1:
-            pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=_pool_context())
+            pool = parse_pool(self.workers)
         try:
             results: Iterable[FileWrite] = (
                 pool.map(build_write, work, chunksize=8) if pool else map(build_write, work)
