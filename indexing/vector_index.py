@@ -167,6 +167,11 @@ class VectorIndex:
             have = 0
         return min(have, total), total
 
+    def expected(self) -> dict[str, str]:
+        """Row key -> embedded-text hash of every vector the table should hold, no more: what
+        a completed sync leaves (and what a check for orphan rows compares against)."""
+        return {w.key: w.hash for w in _wanted(self.store.embedding_sources())}
+
     def version(self) -> int | None:
         try:
             return self.vectors.version()
