@@ -33,6 +33,8 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from indexing.location import private_dir
+
 Pooling = Literal["mean", "cls"]
 
 _BUNDLED_TOKENIZER_DIR = Path(__file__).resolve().parent / "embedding_model"
@@ -259,7 +261,7 @@ class Embedder:
         if cached is not None:
             tmp = cached.with_name(f".{cached.name}.{os.getpid()}.{threading.get_ident()}")
             try:
-                cached.parent.mkdir(parents=True, exist_ok=True)
+                private_dir(cached.parent)  # may be the first folder of a fresh cache root
                 options = self._options(ort)
                 options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
                 options.optimized_model_filepath = str(tmp)

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Generator, Iterable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,11 +29,14 @@ from indexing.discover import (
     read_file,
 )
 from indexing.extract import extract, text_chunks
+from indexing.pool import parse_pool
 from indexing.records import Extraction
 from indexing.store import FileState, FileWrite, Store
+from indexing.store.texts import pack_text
 from indexing.text import decode
 
 BATCH_FILES = 200
+LARGE_BATCH_FILES = 20  # a batch this big first checkpoints the WAL (`Store.batch`)
 POOL_THRESHOLD = 64  # below this many files, a process pool costs more than it saves
 
 ProgressFn = Callable[[int, int], None]
@@ -118,16 +120,6 @@ class _Work:
     is_new: bool
 
 
-def _pool_context() -> multiprocessing.context.BaseContext:
-    """forkserver, not fork: the server runs threads (event loop, writer, embedder), and
-    forking a threaded process can copy a lock some thread holds into the child and hang it
-    (seen: a first index stuck at 0/120). The fork server is a clean single-threaded process;
-    preloading this module there keeps each worker's start cheap."""
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["indexing.indexer"])
-    return ctx
-
-
 def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
@@ -161,6 +153,7 @@ def build_write(work: _Work) -> FileWrite:
         extraction=extraction,
         is_test=is_test_path(work.path),
         is_generated=is_generated(work.path, text[:600]),
+        packed=pack_text(text),
     )
 
 
@@ -201,12 +194,11 @@ class Indexer:
         for path, reason in found.skipped:
             summary.skip(path, reason)
         summary.scanned = len(found.candidates)
-        states = self.store.file_states()
         if rebuild:
-            with self.store.batch():
-                for path in states:
-                    self.store.delete_file(path)
-            states = {}
+            # From an empty database rather than by deleting rows: that works whatever state
+            # the old one is in (a rebuild is how a damaged index is repaired).
+            self.store.reset()
+        states = self.store.file_states()
         seen = {c.path for c in found.candidates}
         gone = {p: s for p, s in states.items() if p not in seen}
         work = self._plan(found.candidates, states, gone, summary, reread)
@@ -292,7 +284,7 @@ class Indexer:
             return
         pool: Executor | None = None
         if total >= POOL_THRESHOLD and self.workers > 1:
-            pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=_pool_context())
+            pool = parse_pool(self.workers)
         try:
             results: Iterable[FileWrite] = (
                 pool.map(build_write, work, chunksize=8) if pool else map(build_write, work)
@@ -315,7 +307,7 @@ class Indexer:
                 pool.shutdown(cancel_futures=True)
 
     def _commit(self, batch: list[tuple[_Work, FileWrite]], summary: IndexSummary) -> int:
-        with self.store.batch():
+        with self.store.batch(large=len(batch) >= LARGE_BATCH_FILES):
             for item, write in batch:
                 self.store.write_file(write)
                 summary.written_paths.append(item.path)

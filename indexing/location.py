@@ -4,6 +4,10 @@ Nothing is ever written inside the workspace. The subfolder name carries a hash 
 absolute root so two checkouts with the same folder name never share an index. What all
 workspaces share (the embedding model's optimized graph) sits beside them in `_models`, a
 name no workspace subfolder can take (those always end in `-<hash>`).
+
+An index holds the text of every indexed file, secrets the user keeps out of git included, so
+it is private to its owner: every folder created on the way to it is 0700, an index folder that
+an older version created wider is narrowed, and the store creates its files 0600.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from contextlib import suppress
 from pathlib import Path
 
 import platformdirs
@@ -33,6 +38,31 @@ def index_dir_for(root: Path, override: str | Path | None = None) -> Path:
     digest = hashlib.sha1(str(root).encode("utf-8", "surrogatepass")).hexdigest()[:12]
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", root.name) or "root"
     return cache_root(override) / f"{name}-{digest}"
+
+
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
+
+
+def private_dir(path: Path) -> Path:
+    """Create `path` and any missing parent 0700 (`Path.mkdir(parents=True)` would create the
+    parents with the umask's defaults, e.g. a fresh `~/.cache` 0755), and narrow `path` itself
+    to 0700 if it exists wider. Folders that already existed above it are the user's and are
+    left alone."""
+    missing: list[Path] = []
+    probe = path
+    while not probe.exists():
+        missing.append(probe)
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    for folder in reversed(missing):
+        with suppress(FileExistsError):  # another process made it first
+            folder.mkdir(mode=PRIVATE_DIR)
+        os.chmod(folder, PRIVATE_DIR)  # mkdir's mode is masked by the umask; 0700 is exact
+    if path.stat().st_mode & 0o077:
+        os.chmod(path, PRIVATE_DIR)
+    return path
 
 
 def model_cache_dir(override: str | Path | None = None) -> Path:

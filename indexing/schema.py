@@ -13,7 +13,14 @@ from indexing.text import FTS_TOKENIZER
 #    not only in ASCII.
 # 7: `chunks.start_col`: a piece of a long line is cited at its column, and pieces cover the
 #    whole line; stored text has no byte-order mark and only "\n" line ends.
-SCHEMA_VERSION = 7
+# 8: each text is stored once, compressed: a file's text is zlib-packed, and a chunk's text is
+#    not stored when it is its lines of the file (store/texts.py); the trigram index keeps
+#    which files hold a trigram, not where (`detail=none`: exact text is confirmed in the
+#    file's text anyway); the unused `chunks(text_hash)` index is gone. The index shrinks from
+#    5.8x the indexed text to 1.8x (Django; `python -m bench.index_size`). `embed_cache`
+#    records when each vector was last needed, so unneeded ones can be pruned; `changes` keeps
+#    one row per path (its last version), so a file saved a thousand times is one row.
+SCHEMA_VERSION = 8
 
 # Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
 # order of `chunks_fts`: names, parts, path, body).
@@ -35,9 +42,11 @@ CREATE TABLE IF NOT EXISTS files(
     is_generated INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS files_hash ON files(hash);
+-- `text` is packed (store/texts.py): TEXT, or a BLOB of zlib-compressed blocks of lines;
+-- read it with unpack(text).
 CREATE TABLE IF NOT EXISTS file_text(
     file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
-    text TEXT NOT NULL
+    text NOT NULL
 );
 CREATE TABLE IF NOT EXISTS symbols(
     id INTEGER PRIMARY KEY,
@@ -69,34 +78,44 @@ CREATE TABLE IF NOT EXISTS chunks(
     end_line INTEGER NOT NULL,
     start_col INTEGER NOT NULL DEFAULT 0,
     context TEXT NOT NULL,
-    text TEXT NOT NULL,
+    -- NULL when the chunk's text is its lines of the file's text, else packed like
+    -- file_text's; read it with chunk_text(c.text, c.file_id, f.hash, c.start_line,
+    -- c.end_line) (store/texts.py).
+    text,
     text_hash TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 -- Without it, deleting a symbol scans every chunk for the ON DELETE SET NULL reference.
 CREATE INDEX IF NOT EXISTS chunks_symbol ON chunks(symbol_id);
-CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks(text_hash);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     names, parts, path, body,
     tokenize="{FTS_TOKENIZER}",
     content='', contentless_delete=1
 );
+-- Which files hold each trigram of their text (not where: detail=none). Exact-text search
+-- ANDs a bounded set of the needle's trigrams to find candidate files, then confirms each
+-- in `file_text`, so recall is grep's.
 CREATE VIRTUAL TABLE IF NOT EXISTS text_trigram USING fts5(
     text,
     tokenize="trigram case_sensitive 1",
-    content='', contentless_delete=1
+    content='', contentless_delete=1, detail=none
 );
--- Which paths each write batch touched, so in-memory caches (the symbol matcher) can patch
--- themselves instead of reloading everything; old entries are pruned below `changes_floor`.
+-- Which paths write batches touched, so in-memory caches (the symbol matcher) can patch
+-- themselves instead of reloading everything: each path with the last version that touched
+-- it, for the most recently touched paths only (see store/changes.py); `meta.changes_floor`
+-- says how far back the log still reaches.
 CREATE TABLE IF NOT EXISTS changes(
-    version INTEGER NOT NULL,
-    path TEXT NOT NULL
-);
+    path TEXT PRIMARY KEY,
+    version INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS changes_version ON changes(version);
+-- Vectors by the hash of the text embedded; `used` (unix seconds) is when a vector was last
+-- computed or served, so ones no chunk needs any more are pruned oldest first.
 CREATE TABLE IF NOT EXISTS embed_cache(
     model TEXT NOT NULL,
     text_hash TEXT NOT NULL,
     vector BLOB NOT NULL,
+    used REAL NOT NULL DEFAULT 0,
     PRIMARY KEY(model, text_hash)
 ) WITHOUT ROWID;
 """

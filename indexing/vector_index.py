@@ -15,7 +15,9 @@ separate recovery path.
 
 Vectors are cached by the hash of the text that was embedded (model-qualified), so an
 unchanged text is never embedded twice: not after a restart, a rename (which changes chunk
-ids but not code text), or a branch switch back and forth.
+ids but not code text), or a branch switch back and forth. A sync that embedded or dropped
+anything prunes the cache to what the chunks need plus a bounded spare
+(`store.embed_cache`).
 """
 
 from __future__ import annotations
@@ -165,6 +167,11 @@ class VectorIndex:
             have = 0
         return min(have, total), total
 
+    def expected(self) -> dict[str, str]:
+        """Row key -> embedded-text hash of every vector the table should hold, no more: what
+        a completed sync leaves (and what a check for orphan rows compares against)."""
+        return {w.key: w.hash for w in _wanted(self.store.embedding_sources())}
+
     def version(self) -> int | None:
         try:
             return self.vectors.version()
@@ -219,6 +226,9 @@ class VectorIndex:
             done += len(batch)
             if progress:
                 progress(done, len(missing))
+        if not summary.cancelled and (summary.embedded or summary.deleted):
+            # The cache only grows by what was just embedded: bound it now.
+            self.store.prune_embed_cache(model, {w.hash for w in wanted})
         summary.seconds = time.perf_counter() - started
         return summary
 

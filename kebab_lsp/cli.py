@@ -42,10 +42,10 @@ EVAL_FLAGS = ("index_dir", "exclude", "max_file_bytes", "include_secrets", "mode
 class Progress:
     """A one-line progress bar on a terminal; silent when stderr is not a terminal."""
 
-    def __init__(self, label: str, stream: TextIO = sys.stderr) -> None:
+    def __init__(self, label: str, stream: TextIO | None = None) -> None:
         self.label = label
-        self.stream = stream
-        self.enabled = stream.isatty()
+        self.stream = stream or sys.stderr  # looked up now: stderr may have been replaced
+        self.enabled = self.stream.isatty()
         self.shown = False
 
     def __call__(self, done: int, total: int) -> None:
@@ -111,7 +111,10 @@ def index_folder(root: Path, settings: Settings, rebuild: bool = False) -> Folde
     from indexing.runtime.lease import WriterLease
 
     runtime = Runtime(CliListener(), settings)
-    folder = runtime.add_folder(root.as_uri(), root.name, root, scan=False)
+    # No background read-through of the index: a no-change `kebab index` takes a fraction of
+    # a second and must not wait for it. Damage is still found where a scan meets it, and
+    # `--rebuild` starts from nothing whatever the old index holds.
+    folder = runtime.add_folder(root.as_uri(), root.name, root, scan=False, check=False)
     lease = WriterLease(folder.index.index_dir)
     if not lease.try_acquire():
         folder.index.close()
@@ -132,7 +135,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     folder = index_folder(_root(args), settings, rebuild=args.rebuild)
     summary = folder.last_scan
     if summary is None:
-        print(f"kebab: indexing failed: {folder.last_error}", file=sys.stderr)
+        if folder.unwritable is None and not folder.repairs:  # else the runtime said why
+            print(f"kebab: indexing failed: {folder.last_error}", file=sys.stderr)
         return 1
     out = summary.as_json()
     if settings.embed:
@@ -375,7 +379,13 @@ def main(argv: list[str] | None = None) -> int:
         args = commands[argv[0]].parse_intermixed_args(argv[1:])
     else:
         args = parser.parse_args(argv)
-    code: int = args.func(args)
+    from indexing.store import StoreError
+
+    try:
+        code: int = args.func(args)
+    except StoreError as exc:  # a damaged index (rebuilt on next use), a refusing disk
+        print(f"kebab: {exc}", file=sys.stderr)
+        return 1
     return code
 
 

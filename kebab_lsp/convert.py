@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from indexing.records import Span
+from indexing.schema import SCHEMA_VERSION
+from indexing.store import Stats, StoreClosed, StoreCorrupt, StoreUnwritable
 from search.types import Hit, Meta, Retrieval, SearchResult
 
 if TYPE_CHECKING:  # lsprotocol.types costs about 0.6 s of CPU to import; the CLI never needs it
@@ -137,24 +139,38 @@ def _vectors_wire(folder: Folder, chunks: int) -> dict[str, Any]:
 
 
 def folder_status_wire(folder: Folder) -> dict[str, Any]:
-    """What a status bar shows for one folder; reads counters only (no scans)."""
-    stats = folder.index.store.stats()
-    return {
+    """What a status bar shows for one folder; reads counters only (no scans). `warnings`
+    says what is wrong with the index right now (damaged and being rebuilt, or not writable),
+    in words for the user; an index that cannot even be counted shows as empty with them."""
+    store = folder.index.store
+    failure = None
+    try:
+        counted = store.stats()
+        vectors = _vectors_wire(folder, counted.chunks)
+        stats: Stats | None = counted
+    except (StoreCorrupt, StoreClosed, StoreUnwritable) as exc:
+        stats, failure = None, str(exc)
+        vectors = {"enabled": False, "reason": "the index cannot be read"}
+    wire = {
         "uri": folder.uri,
         "root": str(folder.root),
         "index_dir": str(folder.index.index_dir),
-        "files": stats.files,
-        "symbols": stats.symbols,
-        "chunks": stats.chunks,
-        "schema_version": stats.schema_version,
-        "lexical_version": stats.lexical_version,
-        "last_update": stats.last_update,
+        "files": stats.files if stats else 0,
+        "symbols": stats.symbols if stats else 0,
+        "chunks": stats.chunks if stats else 0,
+        "schema_version": SCHEMA_VERSION,
+        "lexical_version": stats.lexical_version if stats else 0,
+        "last_update": stats.last_update if stats else None,
         "building": folder.building,
         "progress": _percent(folder.progress),
-        "vectors": _vectors_wire(folder, stats.chunks),
+        "vectors": vectors,
         "skipped": _skipped_wire(folder.last_scan),
         "error": folder.last_error,
+        "warnings": store.problems(),
     }
+    if failure is not None:
+        wire["warnings"] = list(dict.fromkeys([*store.problems(), failure]))
+    return wire
 
 
 def _skipped_wire(scan: IndexSummary | None) -> dict[str, Any] | None:

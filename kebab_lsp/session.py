@@ -13,6 +13,7 @@ from typing import Any
 
 from indexing.runtime import Folder, Listener, Runtime
 from indexing.settings import Settings, parse
+from indexing.store import StoreClosed, StoreCorrupt, StoreUnwritable
 from search.engine import Cancelled, Searcher
 from search.merge import FolderMatch, merge_results, merge_symbols
 from search.request import MAX_SYMBOL_QUERY_CHARS, check_text
@@ -93,6 +94,9 @@ class Session:
         for index, folder in enumerate(self.folders()):
             if should_stop():
                 raise Cancelled()
-            result = self.view(folder).symbols.match(query, limit)
+            try:
+                result = self.view(folder).symbols.match(query, limit)
+            except (StoreCorrupt, StoreClosed, StoreUnwritable):
+                continue  # damaged and being rebuilt (the user was told): the other folders
             per_folder.append([FolderMatch(index, str(folder.root), m) for m in result.items])
         return merge_symbols(per_folder, limit)

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Protocol
 
 from indexing.filters import Filters
+from indexing.schema import SCHEMA_VERSION
 from indexing.settings import Settings
-from indexing.store import Stats, Store
+from indexing.store import Stats, Store, StoreClosed, StoreCorrupt, StoreUnwritable
 from indexing.vector_index import VectorIndex, VectorsUnavailable
 from search import lexical, priors, vector
 from search.hits import build_hit
@@ -97,8 +98,27 @@ class Searcher:
         return self._source.vector_index() if self._source else None
 
     def search(self, req: SearchRequest, should_stop: ShouldStop | None = None) -> SearchResult:
+        """The answer to `req`. An index that turns out damaged (or is rebuilt or closed under
+        the query) gives an empty answer that says why, not an error: the store has already
+        recorded the damage, and the runtime is rebuilding the index."""
         started = time.perf_counter()
         validate(req)
+        try:
+            return self._search(req, should_stop, started)
+        except (StoreCorrupt, StoreClosed, StoreUnwritable) as exc:
+            return self._unanswered(req, exc, started)
+
+    def _unanswered(self, req: SearchRequest, exc: Exception, started: float) -> SearchResult:
+        meta = Meta(mode=req.mode)
+        meta.recall = {"complete": False, "ranking_scope": "unknown", "truncated": False}
+        meta.index = {"schema_version": SCHEMA_VERSION, "lexical_version": 0, "files": 0,
+                      "building": True}
+        meta.warnings = list(dict.fromkeys([*self.store.problems(), str(exc)]))
+        meta.timing = {"total_ms": _ms(started)}
+        return SearchResult(hits=[], meta=meta)
+
+    def _search(self, req: SearchRequest, should_stop: ShouldStop | None,
+                started: float) -> SearchResult:
         filters = req.filters
         parsed = parse(req.query)
         stop = should_stop or (lambda: False)
@@ -139,8 +159,10 @@ class Searcher:
             if intent.name == "definition":
                 _definition_first(candidates, intent.symbol)
             candidates = priors.apply(candidates)
-        hits = [build_hit(c.row, str(self.root), words, c.score, c.retrieval, req.snippet_chars,
-                          c.focus) for c in candidates[: req.k]]
+        shown = candidates[: req.k]
+        rows = self.store.with_texts([c.row for c in shown])  # only hits need their text
+        hits = [build_hit(row, str(self.root), words, c.score, c.retrieval, req.snippet_chars,
+                          c.focus) for c, row in zip(shown, rows, strict=True)]
         self._meta(meta, plan, lex, vec, hits, window)
         if req.mode == "auto":  # priors multiply scores, so they are no longer bounded by 1
             meta.score["kind"] += "+priors"
@@ -298,6 +320,10 @@ class Searcher:
             meta.recall["complete"] = False
             meta.recall["ranking_scope"] = "unknown"
             meta.warnings.append("the index is still building: results may be incomplete")
+        if self.store.damage is not None:  # found damaged: a rebuild is on its way
+            meta.recall["complete"] = False
+            meta.recall["ranking_scope"] = "unknown"
+        meta.warnings.extend(self.store.problems())  # damaged and being rebuilt, or unwritable
 
 
 def _definition_first(candidates: list[Candidate], symbol: str) -> None:

@@ -90,7 +90,9 @@ def build_hit(
 ) -> Hit:
     """`focus` is the citation when it is known already (exact-text hits); the snippet then
     shows it where the chunk holds it. A chunk that is a piece of a long line starts at
-    column `row.start_col` of its first line, which citations on that line add."""
+    column `row.start_col` of its first line, which citations on that line add. `row` must
+    carry its text (`Store.with_texts`)."""
+    assert row.text is not None, "a hit is built from a row with its text"
     lines = row.text.split("\n")
     if focus is not None:
         index = max(0, min(focus.start_line - row.start_line, len(lines) - 1))

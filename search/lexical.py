@@ -112,7 +112,7 @@ def exact(store: Store, needle: str, filters: Filters, limit: int) -> LexicalRes
         if len(ranked) >= limit:
             break
         line, start = span.start_line, span.start_col
-        chunk = _holding(store.chunks_at(path, line), line, start, start + head)
+        chunk = _holding(store.with_texts(store.chunks_at(path, line)), line, start, start + head)
         if chunk is None:
             continue
         if filters.kinds and (chunk.symbol is None or
@@ -131,7 +131,7 @@ def _holding(chunks: list[ChunkRow], line: int, start: int, end: int) -> ChunkRo
     spans: list[tuple[ChunkRow, int, int]] = []
     for chunk in chunks:
         base = chunk.start_col if line == chunk.start_line else 0
-        text = chunk.text.split("\n")[line - chunk.start_line]
+        text = (chunk.text or "").split("\n")[line - chunk.start_line]
         spans.append((chunk, base, base + utf16_len(text)))
     for holds in (lambda a, b: a <= start and end <= b, lambda a, b: a <= start < b,
                   lambda a, b: a < end and start < b):

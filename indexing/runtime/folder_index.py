@@ -140,4 +140,8 @@ class FolderIndex:
         self._vectors = None
 
     def close(self) -> None:
+        """Release every file of the index: each thread's SQLite connection and the vector
+        table's handles."""
         self.store.close()
+        if self._vectors is not None:
+            self._vectors.vectors.close()

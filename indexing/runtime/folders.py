@@ -26,8 +26,11 @@ class Folder:
     # Written by the writer only.
     pending_work: int = 0  # scans and event batches queued or running for this folder
     progress: tuple[int, int] | None = None  # (files written, files to write) of a scan
-    last_scan: IndexSummary | None = None
+    last_scan: IndexSummary | None = None  # the last scan that ended (a failed one: not)
     last_error: str | None = None
+    # Written by the store's watcher (runtime.py), from whichever thread found the trouble.
+    repairs: int = 0  # rebuilds of a damaged index in this process
+    unwritable: str | None = None  # why writes fail, while they do (the user was told)
     # Written by the embed scheduler only.
     embedding: tuple[int, int] | None = None
     last_sync: SyncSummary | None = None

@@ -1,5 +1,7 @@
-"""The refresher: one background thread for rebuilding in-memory caches of the index (the
-workspace-symbol matcher) after large writes, owned and stopped by the runtime.
+"""The refresher: one background thread for reads that may take a while and that nobody waits
+for: rebuilding in-memory caches of the index (the workspace-symbol matcher) after large
+writes, and checking an index that was just opened for damage. Owned and stopped by the
+runtime.
 
 A cache asks for a rebuild under a key; a rebuild already queued under that key is not queued
 twice. The caller keeps answering from its previous state meanwhile.
@@ -34,6 +36,11 @@ class Refresher:
         thread = self._thread
         if thread is not None and thread.is_alive() and threading.current_thread() is not thread:
             thread.join(timeout)
+
+    @property
+    def stopping(self) -> bool:
+        """Set once `stop()` began: long work polls it to end early."""
+        return self._stopping
 
     def submit(self, key: str, work: Callable[[], None]) -> None:
         with self._cond:

@@ -8,6 +8,11 @@ file events, change settings, wait, stop. It owns three threads and starts and s
 - the refresher (`refresher.py`): rebuilds of in-memory caches such as the symbol matcher.
 
 It knows nothing about LSP: it reports through a `Listener`.
+
+It is also where trouble with an index turns into action (`_StoreWatcher`): a damaged index is
+rebuilt from the files and the user is told; when the disk refuses writes the user is told
+once, answers keep coming from the last good index, and the writer retries until a write
+succeeds and the index catches up.
 """
 
 from __future__ import annotations
@@ -56,9 +61,12 @@ class Runtime:
 
     # -- folders -----------------------------------------------------------------------------
 
-    def add_folder(self, uri: str, name: str, root: Path, scan: bool = True) -> Folder:
+    def add_folder(self, uri: str, name: str, root: Path, scan: bool = True,
+                   check: bool = True) -> Folder:
         """Open (or reuse) a folder's index and queue its first scan; cheap, never scans
-        inline. The scan is incremental, so it also finds files changed while we were down."""
+        inline. The scan is incremental, so it also finds files changed while we were down.
+        With `check`, the index is also read through in the background for damage that no
+        query or write would meet soon (the refresher runs `Store.verify`)."""
         existing = self.registry.get(uri)
         if existing is not None:
             return existing
@@ -66,14 +74,30 @@ class Runtime:
         if index.store.rebuilt_reason:
             self.listener.warn(f"{index.root}: {index.store.rebuilt_reason}")
         folder = self.registry.add(Folder(uri=uri, name=name, index=index))
+        if folder.index is not index:  # another thread opened it first
+            index.close()
+            return folder
+        watcher = _StoreWatcher(self, folder)
+        index.store.watcher = watcher
+        if index.store.read_only is not None:
+            watcher.write_failed(index.store.read_only)
         if scan:
             self.writer.scan(folder)
+        if check and not index.store.rebuilt_reason:  # a rebuilt index is new: nothing to check
+            self.refresher.submit(f"verify {uri}", lambda: self._verify(folder))
         return folder
 
+    def _verify(self, folder: Folder) -> None:
+        """Damage found here is reported through the store's watcher (a rebuild follows)."""
+        folder.index.store.verify(lambda: folder.removed or self.refresher.stopping)
+
     def remove_folder(self, uri: str) -> Folder | None:
-        """Forget a folder; work on it stops at its next step, and its index is closed once
-        nothing uses it."""
-        return self.registry.remove(uri)
+        """Forget a folder; work on it stops at its next step, and the writer then closes its
+        index: every connection of every thread, so no file of it stays open."""
+        folder = self.registry.remove(uri)
+        if folder is not None:
+            self.writer.retire(folder)
+        return folder
 
     def folders(self) -> list[Folder]:
         return self.registry.snapshot()
@@ -92,8 +116,8 @@ class Runtime:
         if changed(old, settings, Scope.INDEX) or set(runtime) - {"debounce_ms"}:
             # A folder's index, indexer and embedder are built from the settings: reopen.
             for folder in self.registry.snapshot():
-                self.registry.remove(folder.uri)
-                self.add_folder(folder.uri, folder.name, folder.root)
+                self.remove_folder(folder.uri)
+                self.add_folder(folder.uri, folder.name, folder.root, check=False)
         return [name for scope in Scope for name in changed(old, settings, scope)]
 
     # -- file events -------------------------------------------------------------------------
@@ -134,3 +158,50 @@ class Runtime:
     def _written(self, folder: Folder, paths: Sequence[str]) -> None:
         if self.settings.embed:
             self.embedder.request(folder, paths)
+
+
+#: Rebuilds of a damaged index per folder and process. An index damaged again and again is
+#: a failing disk, not a bad write: rebuilding forever would hide that and burn the CPU.
+MAX_REPAIRS = 3
+
+
+class _StoreWatcher:
+    """A folder's store reports trouble here, from whichever thread ran into it; every
+    method only records, tells the user and queues work, so it returns at once."""
+
+    def __init__(self, runtime: Runtime, folder: Folder) -> None:
+        self._runtime = runtime
+        self._folder = folder
+
+    def damaged(self, reason: str) -> None:
+        folder, listener = self._folder, self._runtime.listener
+        if folder.removed:
+            return
+        folder.repairs += 1
+        if folder.repairs > MAX_REPAIRS:
+            if folder.repairs == MAX_REPAIRS + 1:
+                listener.warn(f"{folder.root}: the index keeps getting damaged ({reason}); it "
+                              f"was rebuilt {MAX_REPAIRS} times, and is not rebuilt again "
+                              "until kebab restarts: check the disk")
+            return
+        listener.warn(f"{folder.root}: the index is damaged ({reason}); rebuilding it from "
+                      "the files")
+        self._runtime.writer.scan(folder, rebuild=True)
+
+    def write_failed(self, reason: str) -> None:
+        folder = self._folder
+        if folder.removed:
+            return
+        if folder.unwritable is None:
+            folder.unwritable = reason
+            self._runtime.listener.warn(
+                f"{folder.root}: {reason}; searches answer from the last complete index "
+                "until a write succeeds")
+        self._runtime.writer.retry_later(folder)
+
+    def write_recovered(self) -> None:
+        folder = self._folder
+        if folder.unwritable is not None:
+            folder.unwritable = None
+            self._runtime.listener.warn(f"{folder.root}: the index can be written again; "
+                                        "it is catching up")

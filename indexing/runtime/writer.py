@@ -10,6 +10,12 @@ save in one folder never waits for another folder's cold index. Events of the fo
 scanned stay queued until its scan ends: applying them mid-scan could be overwritten by the
 scan's older read of the same file. Stopping (shutdown, a removed folder) cancels the job at its
 next step; nothing is raised through anyone's callback.
+
+The writer also owns the rest of an index's lifecycle: closing the index of a removed folder
+(after its scan stopped); retrying a folder whose writes the disk refused, with a growing
+delay, until a write succeeds and a scan catches the index up (a pending retry is not work:
+`wait_idle` does not wait for it); and, when it has nothing else to do, checkpointing what
+small writes left in the WAL (`Store.settle`), so a save never waits for that sync.
 """
 
 from __future__ import annotations
@@ -26,8 +32,12 @@ from indexing.indexer import IndexSummary, ScanJob
 from indexing.runtime.events import Clock, EventQueue, FileEvent
 from indexing.runtime.folders import Folder, FolderRegistry
 from indexing.runtime.listener import Listener, ProgressSink
+from indexing.store import StoreError
 
 Written = Callable[[Folder, Sequence[str]], None]
+#: Delay before the first retry of a refused write, doubling up to the maximum.
+RETRY_FIRST_S = 2.0
+RETRY_MAX_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +66,10 @@ class Writer:
         self._events: EventQueue[_Pending] = EventQueue(debounce_s, clock)
         self._scans: deque[tuple[Folder, bool]] = deque()
         self._running: _Running | None = None
+        self._retiring: list[Folder] = []
+        self._retries: dict[Folder, float] = {}  # folder -> when to retry (clock time)
+        self._backoff: dict[Folder, float] = {}  # folder -> the last retry delay
+        self._clock = clock
         self._busy = False
         self._stopping = False
         self._thread: threading.Thread | None = None
@@ -89,6 +103,24 @@ class Writer:
             self._scans.append((folder, rebuild))
             self._cond.notify_all()
 
+    def retire(self, folder: Folder) -> None:
+        """Close a removed folder's index once its running scan (if any) has stopped."""
+        with self._cond:
+            self._retiring.append(folder)
+            self._retries.pop(folder, None)
+            self._cond.notify_all()
+
+    def retry_later(self, folder: Folder) -> None:
+        """The disk refused a write for `folder`: try again later, each time later, until a
+        write succeeds (then the folder is scanned to catch up)."""
+        with self._cond:
+            if folder.removed or folder in self._retries:
+                return
+            delay = min(RETRY_MAX_S, self._backoff.get(folder, RETRY_FIRST_S / 2) * 2)
+            self._backoff[folder] = delay
+            self._retries[folder] = self._clock() + delay
+            self._cond.notify_all()
+
     def add(self, events: Iterable[FileEvent]) -> None:
         with self._cond:
             pending = []
@@ -112,7 +144,7 @@ class Writer:
 
     def _idle_locked(self) -> bool:
         return (not self._busy and self._running is None and not self._scans
-                and len(self._events) == 0)
+                and not self._retiring and len(self._events) == 0)
 
     # -- the writer thread ---------------------------------------------------------------------
 
@@ -143,6 +175,14 @@ class Writer:
                 if self._running is not None:
                     self._busy = True
                     return self._step
+                if self._retiring:
+                    retired = self._retiring.pop(0)
+                    self._busy = True
+                    return lambda: self._close(retired)
+                due_retry = self._due_retry()
+                if due_retry is not None:
+                    self._busy = True
+                    return lambda: self._retry(due_retry)
                 if self._scans:
                     folder, rebuild = self._scans.popleft()
                     self._busy = True
@@ -151,7 +191,51 @@ class Writer:
                 if due:
                     self._busy = True
                     return lambda: self._apply(due)
-                self._cond.wait(self._events.wait_s())
+                unsettled = [f for f in self._registry.snapshot() if f.index.store.unsettled]
+                if unsettled:
+                    self._busy = True
+                    return lambda: self._settle(unsettled)
+                self._cond.wait(self._wait_s())
+
+    @staticmethod
+    def _settle(folders: list[Folder]) -> None:
+        """Nothing else to do: checkpoint what small writes left in the WALs."""
+        for folder in folders:
+            folder.index.store.settle()
+
+    def _wait_s(self) -> float | None:
+        waits = [w for w in (self._events.wait_s(),) if w is not None]
+        now = self._clock()
+        waits.extend(max(0.0, due - now) for due in self._retries.values())
+        return min(waits) if waits else None
+
+    def _due_retry(self) -> Folder | None:
+        now = self._clock()
+        for folder, due in list(self._retries.items()):
+            if folder.removed:
+                del self._retries[folder]
+            elif due <= now:
+                del self._retries[folder]
+                return folder
+        return None
+
+    def _retry(self, folder: Folder) -> None:
+        """Can the disk take a write again? Reopen read-write if the store had to open
+        read-only, write a byte's worth; if that works, scan to catch up on what failed."""
+        try:
+            folder.index.store.probe_write()
+        except StoreError:
+            self.retry_later(folder)
+            return
+        with self._cond:
+            self._backoff.pop(folder, None)
+        self.scan(folder)
+
+    def _close(self, folder: Folder) -> None:
+        try:
+            folder.index.close()
+        except Exception as exc:  # noqa: BLE001 - a folder that is gone must not stop others
+            self._listener.log("error", f"closing the index of {folder.root} failed: {exc}")
 
     def _start(self, folder: Folder, rebuild: bool) -> None:
         if folder.removed:
@@ -182,7 +266,9 @@ class Writer:
         except Exception as exc:
             folder.last_error = f"{type(exc).__name__}: {exc}"
             running.sink.end(f"failed: {exc}")
-            self._listener.log("error", f"indexing {folder.root} failed: {folder.last_error}")
+            if not isinstance(exc, StoreError):  # a store's trouble was shown by its watcher
+                self._listener.log("error", f"indexing {folder.root} failed: "
+                                            f"{folder.last_error}")
             self._finish(running, cancelled=True, ended=True)
             return
         folder.progress = running.job.progress
@@ -198,7 +284,8 @@ class Writer:
         folder, job = running.folder, running.job
         job.cancel()
         summary = job.summary
-        folder.last_scan = summary
+        if not ended:  # a failed scan leaves the last complete one on record
+            folder.last_scan = summary
         folder.progress = None
         if not cancelled:
             folder.last_error = None
@@ -224,8 +311,9 @@ class Writer:
                         self._apply_folder(folder, mine)
                     except Exception as exc:  # noqa: BLE001 - other folders go on
                         folder.last_error = f"{type(exc).__name__}: {exc}"
-                        self._listener.log("error", f"updating {folder.root} failed: "
-                                                    f"{folder.last_error}")
+                        if not isinstance(exc, StoreError):
+                            self._listener.log("error", f"updating {folder.root} failed: "
+                                                        f"{folder.last_error}")
         finally:
             with self._cond:
                 for pending in due:

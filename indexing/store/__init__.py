@@ -3,8 +3,10 @@
 Why the shape:
 - WAL mode lets readers (search requests) run while the writer commits a batch.
 - A file's rows are replaced inside one transaction, so a crash never leaves half a file.
-- An index of another schema version, or one SQLite cannot read, is deleted and rebuilt:
-  the index is a cache of the workspace, and asking users to delete it by hand is a bug.
+- An index of another schema version, or one that is damaged (found at open, or by any query
+  or write later), is deleted and rebuilt: the index is a cache of the workspace, and asking
+  users to delete it by hand is a bug. A disk that refuses writes leaves the last good index
+  readable (see `connection`).
 - Retrieval SQL lives here too (the read API), so `search` never needs to know table names.
 
 `Store` is the one object callers use; each part of it is a module of its own: `connection`
@@ -17,15 +19,22 @@ from __future__ import annotations
 from indexing.filters import Filters
 from indexing.records import text_hash
 from indexing.store.catalog import Catalog, FileState, FileText, Stats
-from indexing.store.changes import CHANGES_KEEP
-from indexing.store.connection import DB_NAME, StoreError
+from indexing.store.changes import CHANGES_KEEP_PATHS
+from indexing.store.connection import (
+    DB_NAME,
+    StoreClosed,
+    StoreCorrupt,
+    StoreError,
+    StoreUnwritable,
+    StoreWatcher,
+)
 from indexing.store.embed_cache import EmbeddingCache, EmbeddingSource
 from indexing.store.retrieval import QuerySyntaxError, Retrieval
 from indexing.store.rows import ChunkRow, SymbolRow
 from indexing.store.writes import FileWrite, Writes
 
 __all__ = [
-    "CHANGES_KEEP",
+    "CHANGES_KEEP_PATHS",
     "DB_NAME",
     "ChunkRow",
     "EmbeddingSource",
@@ -36,7 +45,11 @@ __all__ = [
     "QuerySyntaxError",
     "Stats",
     "Store",
+    "StoreClosed",
+    "StoreCorrupt",
     "StoreError",
+    "StoreUnwritable",
+    "StoreWatcher",
     "SymbolRow",
     "text_hash",
 ]

@@ -75,7 +75,7 @@ class Catalog(StoreConnection):
     def file_texts(self) -> list[FileText]:
         """Every indexed file with its text, in path order."""
         return [FileText(r[0], r[1], r[2], bool(r[3])) for r in self.conn.execute(
-            "SELECT f.path, f.lang, t.text, f.is_test FROM files f "
+            "SELECT f.path, f.lang, unpack(t.text), f.is_test FROM files f "
             "JOIN file_text t ON t.file_id = f.id ORDER BY f.path")]
 
     def snapshot(self) -> dict[str, list[tuple[object, ...]]]:
@@ -95,5 +95,5 @@ class Catalog(StoreConnection):
             "s.qualified_name FROM chunks c JOIN files f ON f.id = c.file_id "
             "LEFT JOIN symbols s ON s.id = c.symbol_id")), key=repr)
         texts = sorted(tuple(r) for r in conn.execute(
-            "SELECT f.path, t.text FROM file_text t JOIN files f ON f.id = t.file_id"))
+            "SELECT f.path, unpack(t.text) FROM file_text t JOIN files f ON f.id = t.file_id"))
         return {"files": files, "symbols": symbols, "chunks": chunks, "texts": texts}

@@ -1,9 +1,15 @@
 """What embeddings are computed from, and the cache of vectors by model and embedded-text
-hash, which outlives chunk ids: a rename or a branch switch back embeds nothing again."""
+hash, which outlives chunk ids: a rename or a branch switch back embeds nothing again.
+
+The cache is bounded: vectors no chunk needs (edited or deleted code, another branch) are kept
+for a while and up to a budget, because switching back is common and re-embedding costs
+minutes, then pruned oldest first; vectors of another model are useless and go at once.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from indexing.store.connection import StoreConnection
@@ -28,13 +34,24 @@ class EmbeddingSource:
     is_test: bool = False  # orders embedding (tests last), not part of the embedded text
 
 
+#: Unneeded vectors kept: at least this many, or this share of the needed ones if more (a
+#: branch switch back finds its vectors), and none older than the age limit.
+EMBED_CACHE_MIN_SPARE = 2000
+EMBED_CACHE_SPARE_RATIO = 0.5
+EMBED_CACHE_MAX_AGE_S = 30 * 86400.0
+#: A needed vector's `used` stamp is refreshed by a prune only when it is older than this, so
+#: a prune rewrites few rows.
+EMBED_CACHE_TOUCH_S = 86400.0
+
+
 class EmbeddingCache(StoreConnection):
     def embedding_sources(self) -> list[EmbeddingSource]:
         """Every chunk with what its embedding texts are built from, in path/line order.
         `leads` marks the first chunk of its definition (the one a summary vector hangs on)."""
         rows = self.conn.execute(
             "SELECT c.chunk_id, f.path, f.lang, COALESCE(s.kind, c.kind), c.context, "
-            "COALESCE(s.signature, ''), COALESCE(s.doc, ''), c.text, f.is_test, "
+            "COALESCE(s.signature, ''), COALESCE(s.doc, ''), "
+            "chunk_text(c.text, c.file_id, f.hash, c.start_line, c.end_line), f.is_test, "
             f"{_LEADS_SQL} FROM chunks c "
             "JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id "
             "ORDER BY f.path, c.start_line, c.chunk_id"
@@ -60,8 +77,36 @@ class EmbeddingCache(StoreConnection):
         return out
 
     def cache_vectors(self, model: str, items: Sequence[tuple[str, bytes]]) -> None:
-        with self._write_lock, self.conn:
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO embed_cache(model, text_hash, vector) VALUES (?,?,?)",
-                [(model, h, v) for h, v in items],
-            )
+        """Store new vectors, stamped as used now."""
+        now = time.time()
+        with self.writing() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO embed_cache(model, text_hash, vector, used) "
+                "VALUES (?,?,?,?)", [(model, h, v, now) for h, v in items])
+
+    def embed_cache_size(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM embed_cache").fetchone()[0])
+
+    def prune_embed_cache(self, model: str, needed: Set[str], now: float | None = None) -> int:
+        """Drop cached vectors no chunk needs once they are older than `EMBED_CACHE_MAX_AGE_S`
+        or beyond the spare budget (the larger of `EMBED_CACHE_MIN_SPARE` and
+        `EMBED_CACHE_SPARE_RATIO` of what is needed), oldest first, and every vector of
+        another model. Needed ones are marked used now, so "oldest" means "longest unneeded".
+        Returns how many went."""
+        now = time.time() if now is None else now
+        rows = self.conn.execute(
+            "SELECT text_hash, used FROM embed_cache WHERE model=?", (model,)).fetchall()
+        spare = sorted(((used, h) for h, used in rows if h not in needed), reverse=True)
+        budget = max(EMBED_CACHE_MIN_SPARE, int(EMBED_CACHE_SPARE_RATIO * len(needed)))
+        doomed = [h for i, (used, h) in enumerate(spare)
+                  if i >= budget or now - used > EMBED_CACHE_MAX_AGE_S]
+        stale = [h for h, used in rows if h in needed and now - used > EMBED_CACHE_TOUCH_S]
+        with self.writing() as conn:
+            gone = int(conn.execute("SELECT count(*) FROM embed_cache WHERE model<>?",
+                                    (model,)).fetchone()[0])
+            conn.execute("DELETE FROM embed_cache WHERE model<>?", (model,))
+            conn.executemany("DELETE FROM embed_cache WHERE model=? AND text_hash=?",
+                             [(model, h) for h in doomed])
+            conn.executemany("UPDATE embed_cache SET used=? WHERE model=? AND text_hash=?",
+                             [(now, model, h) for h in stale])
+        return gone + len(doomed)

@@ -22,7 +22,9 @@ class ChunkRow:
     start_line: int
     end_line: int
     context: str
-    text: str
+    #: None when the query did not ask for it: search reads the text of its hits only
+    #: (`Retrieval.with_texts`), as cutting it out of a compressed file is the costly part.
+    text: str | None
     text_hash: str
     is_test: bool
     is_generated: bool
@@ -39,14 +41,17 @@ class SymbolRow:
     symbol: Symbol
 
 
-CHUNK_COLUMNS = """
-    c.id, c.chunk_id, f.path, f.lang, c.kind, c.start_line, c.end_line, c.context, c.text,
-    c.text_hash, f.is_test, f.is_generated,
+CHUNK_TEXT = "chunk_text(c.text, c.file_id, f.hash, c.start_line, c.end_line)"
+#: Every column of a chunk row but its text (NULL in its place): what search ranks with.
+CHUNK_COLUMNS_NO_TEXT = """
+    c.id, c.chunk_id, f.path, f.lang, c.kind, c.start_line, c.end_line, c.context,
+    NULL, c.text_hash, f.is_test, f.is_generated,
     s.name, s.kind, s.container, s.qualified_name,
     s.start_line, s.start_col, s.end_line, s.end_col,
     s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_end_col, s.signature, s.doc,
     c.start_col
 """
+CHUNK_COLUMNS = CHUNK_COLUMNS_NO_TEXT.replace("NULL,", f"{CHUNK_TEXT},", 1)
 CHUNK_FROM = """
     FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id
 """

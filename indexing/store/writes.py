@@ -10,9 +10,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from indexing.chunking import split_lines
 from indexing.records import Extraction, Symbol, chunk_id_for, text_hash
 from indexing.store.changes import ChangeLog
 from indexing.store.rows import CHUNK_COLUMNS, CHUNK_FROM, chunk_from
+from indexing.store.texts import Packed, chunk_text_to_store, pack_text
 from indexing.text import identifier_parts, path_terms
 
 
@@ -29,6 +31,9 @@ class FileWrite:
     extraction: Extraction
     is_test: bool = False
     is_generated: bool = False
+    #: `text` as stored (`texts.pack_text`), when the caller packed it already: the parse
+    #: pool's workers do, so compression runs in parallel rather than on the writer.
+    packed: Packed | None = None
 
 
 class Writes(ChangeLog):
@@ -37,16 +42,20 @@ class Writes(ChangeLog):
         self._batch_paths: set[str] = set()
 
     @contextmanager
-    def batch(self) -> Iterator[None]:
-        """One transaction for many file writes: all of a batch lands, or none of it."""
-        with self._write_lock, self.conn:
+    def batch(self, large: bool = False) -> Iterator[None]:
+        """One transaction for many file writes: all of a batch lands, or none of it. A
+        `large` batch (a scan's) first checkpoints what earlier writes left in the WAL: if the
+        disk then refuses the batch, the WAL holds nothing else and is truncated to nothing."""
+        if large:
+            self.settle()
+        with self.writing() as conn:
             self._batch_paths.clear()
             yield
-            self.conn.execute(
+            conn.execute(
                 "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='lexical_version'"
             )
-            self._log_batch(self.lexical_version(), self._batch_paths)
-            self.conn.execute(
+            self._log_batch(conn, self.lexical_version(), self._batch_paths)
+            conn.execute(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('last_update', ?)",
                 (repr(time.time()),),
             )
@@ -64,10 +73,12 @@ class Writes(ChangeLog):
              int(write.is_test), int(write.is_generated)),
         )
         file_id = conn.last_insert_rowid()
-        conn.execute("INSERT INTO file_text(file_id, text) VALUES (?,?)", (file_id, write.text))
+        packed = write.packed if write.packed is not None else pack_text(write.text)
+        conn.execute("INSERT INTO file_text(file_id, text) VALUES (?,?)", (file_id, packed))
         conn.execute("INSERT INTO text_trigram(rowid, text) VALUES (?,?)", (file_id, write.text))
         symbol_ids = self._insert_symbols(file_id, write.extraction.symbols)
-        self._insert_chunks(file_id, write.path, write.extraction, symbol_ids)
+        self._insert_chunks(file_id, write.path, write.extraction, symbol_ids,
+                            split_lines(write.text))
         return old_ids
 
     def _insert_symbols(self, file_id: int, symbols: Sequence[Symbol]) -> list[int]:
@@ -87,7 +98,8 @@ class Writes(ChangeLog):
         return ids
 
     def _insert_chunks(
-        self, file_id: int, path: str, extraction: Extraction, symbol_ids: Sequence[int]
+        self, file_id: int, path: str, extraction: Extraction, symbol_ids: Sequence[int],
+        lines: list[str],
     ) -> None:
         seen: set[str] = set()
         for chunk in extraction.chunks:
@@ -101,7 +113,9 @@ class Writes(ChangeLog):
                 "start_col, context, text, text_hash) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (cid, file_id, symbol_ids[chunk.symbol] if chunk.symbol is not None else None,
                  str(chunk.kind), chunk.start_line, chunk.end_line, chunk.start_col,
-                 chunk.context, chunk.text, text_hash(chunk.text)),
+                 chunk.context,
+                 chunk_text_to_store(chunk.text, lines, chunk.start_line, chunk.end_line),
+                 text_hash(chunk.text)),
             )
             self._insert_fts(self.conn.last_insert_rowid(), path, sym, chunk.context, chunk.text)
 
@@ -161,6 +175,7 @@ class Writes(ChangeLog):
         ).fetchall()
         for raw in chunks:
             chunk = chunk_from(raw)
+            assert chunk.text is not None  # CHUNK_COLUMNS reads it
             new_id = chunk_id_for(new, chunk.start_line, chunk.text)
             mapping[chunk.chunk_id] = new_id
             conn.execute("UPDATE chunks SET chunk_id=? WHERE id=?", (new_id, chunk.rowid))

@@ -9,6 +9,7 @@ import asyncio
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -107,6 +108,27 @@ def big_tree(root: Path, files: int) -> Path:
         for i in range(files)
     }
     return write_tree(root, tree)
+
+
+WORDS = ("parse", "load", "store", "fetch", "render", "merge", "split", "retry", "close", "open")
+
+
+def crash_tree(root: Path, files: int = 450, defs: int = 4) -> Path:
+    """More files than one write batch (200), so a kill can fall between batches, inside one,
+    or in the parse pool's work; enough for the pool (64+ files) to run."""
+    for i in range(files):
+        write_module(root, i, defs, variant=0)
+    return root
+
+
+def write_module(root: Path, i: int, defs: int, variant: int) -> Path:
+    path = root / f"pkg{i % 9}" / f"mod_{i:04}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(
+        f"def {WORDS[(i + j + variant) % len(WORDS)]}_{i}_{j}_v{variant}(item, tries={j}):\n"
+        f'    """{WORDS[j % len(WORDS)]} item {i}.{j}, version {variant}."""\n'
+        f"    return item.get('k{j}') or {i * j + variant}\n\n" for j in range(defs)))
+    return path
 
 
 def load_schema() -> dict[str, Any]:
@@ -255,6 +277,17 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def assert_none_survive(pids: set[int], context: str, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while any(alive(p) for p in pids):
+        if time.monotonic() > deadline:
+            left = {p: Path(f"/proc/{p}/cmdline").read_bytes()[:120] for p in pids if alive(p)}
+            for p in left:
+                os.kill(p, signal.SIGKILL)
+            raise AssertionError(f"{context}: survived the kill: {left}")
+        time.sleep(0.05)
 
 
 def to_json(value: Any) -> Any:

@@ -87,7 +87,7 @@ class Bench:
 
     def indexed(self) -> dict[str, str]:
         return {p: t for p, t in self.ws.store.conn.execute(
-            "SELECT f.path, t.text FROM files f JOIN file_text t ON t.file_id = f.id")}
+            "SELECT f.path, unpack(t.text) FROM files f JOIN file_text t ON t.file_id = f.id")}
 
 
 @pytest.fixture(scope="module")
@@ -277,7 +277,7 @@ def test_files_changing_while_read(tmp_path_factory: pytest.TempPathFactory,
             summary = ws.indexer.index()
             assert summary.skipped == len(summary.skipped_paths)
             assert set(summary.skipped_by_reason) <= REASONS
-            texts = [t for (t,) in ws.store.conn.execute("SELECT text FROM file_text")]
+            texts = [t for (t,) in ws.store.conn.execute("SELECT unpack(text) FROM file_text")]
             assert not any("OUTSIDE_CHURN_TOKEN" in t for t in texts)
         stop.set()
         thread.join()

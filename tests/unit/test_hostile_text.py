@@ -83,7 +83,7 @@ def test_positions_are_right_whatever_the_bom_and_line_ends(tmp_path: Path, vari
         [md] = search(ws, "markdown_body_word")
         assert md.span == where(MARKDOWN, "markdown_body_word")
         # What is stored is the text as an editor shows it: no mark, no "\r".
-        stored = ws.store.conn.execute("SELECT text FROM file_text").fetchall()
+        stored = ws.store.conn.execute("SELECT unpack(text) FROM file_text").fetchall()
         assert not any("\r" in t or "\ufeff" in t for (t,) in stored)
     finally:
         ws.close()

@@ -124,7 +124,7 @@ def test_a_file_swapped_for_a_symlink_out_after_the_walk_is_not_read(tmp_path: P
         for query in ("OUTSIDE_LEAK_TOKEN", "OUTSIDE_PKG_TOKEN", '"OUTSIDE_"'):
             assert lexical(ws, query) == [], query
         assert lexical(ws, "still_indexed") == ["ok.py"]
-        texts = [t for (t,) in ws.store.conn.execute("SELECT text FROM file_text")]
+        texts = [t for (t,) in ws.store.conn.execute("SELECT unpack(text) FROM file_text")]
         assert not any("OUTSIDE" in t for t in texts)
     finally:
         ws.close()

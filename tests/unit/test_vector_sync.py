@@ -208,3 +208,45 @@ def test_a_vector_table_of_an_older_schema_is_rebuilt_by_the_next_sync(tmp_path:
     assert have == total == len(sources) + store.leading_chunk_count()
     assert vindex.sync().rebuilt is None  # and the next one has nothing to rebuild
     store.close()
+
+
+# -- repair and bounds ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("victim", ["vectors/chunks.lance", "vectors"])
+def test_kebab_index_repairs_a_vector_table_replaced_by_a_file(
+        synced: Workspace, victim: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from kebab_lsp import cli
+
+    synced.close()
+    target = synced.index_dir / victim
+    shutil.rmtree(target)
+    target.write_text("not a table")
+    code = cli.main(["index", str(synced.root), "--index-dir", str(synced.settings.index_dir),
+                     "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "VectorStoreUnavailable" not in err and "embedding failed" not in err
+    assert '"embedded": 0' in out  # rebuilt from the embedding cache
+    assert (synced.index_dir / "vectors" / "chunks.lance").is_dir()
+    assert complete(synced)
+
+
+def test_a_sync_prunes_the_embedding_cache(synced: Workspace,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from indexing.store import embed_cache
+
+    monkeypatch.setattr(embed_cache, "EMBED_CACHE_MIN_SPARE", 5)
+    monkeypatch.setattr(embed_cache, "EMBED_CACHE_SPARE_RATIO", 0.0)
+    path = synced.root / "src" / "users" / "store.py"
+    original = path.read_text()
+    for i in range(4):  # every edit leaves the previous texts' vectors unneeded
+        path.write_text(original.replace("def ", f"def v{i}_"))
+        synced.indexer.index()
+        assert synced.sync_vectors() is not None
+    vindex = synced.vector_index()
+    assert vindex is not None
+    needed = {k for k in vindex.vectors.row_hashes().values()}
+    size = synced.store.embed_cache_size()
+    assert len(needed) < size <= len(needed) + 5
+    assert complete(synced)
