@@ -93,10 +93,11 @@ def timed(argv: list[str], env: dict[str, str], cwd: Path | None = None
 def embed_child(root: str, index_root: str) -> None:
     """Entry of `python -m bench.cli_latency --embed-child ROOT INDEX_ROOT`: a lexical index, then
     a cold vector sync with a timestamp at every write batch; one JSON line on stdout."""
+    from indexing.settings import Settings
     from indexing.vector_index import embed_priority
-    from kebab_lsp.workspace import Workspace, WorkspaceOptions
+    from kebab_lsp.workspace import Workspace
 
-    ws = Workspace(Path(root), WorkspaceOptions(index_dir=index_root))
+    ws = Workspace(Path(root), Settings(index_dir=str(index_root)))
     t0 = time.perf_counter()
     ws.indexer.index()
     lexical_s = time.perf_counter() - t0

@@ -28,11 +28,12 @@ HIDDEN, FFN, LAYERS = 384, 1536, 6  # all-MiniLM-L6-v2
 
 
 def sample_texts(tree: Path, n: int) -> list[str]:
+    from indexing.settings import Settings
     from indexing.vector_index import embedding_text
-    from kebab_lsp.workspace import Workspace, WorkspaceOptions
+    from kebab_lsp.workspace import Workspace
 
     with tempfile.TemporaryDirectory(prefix="kebab-embed-profile-") as index_dir:
-        ws = Workspace(tree, WorkspaceOptions(index_dir=index_dir, embed=False))
+        ws = Workspace(tree, Settings(index_dir=str(index_dir), embed=False))
         ws.indexer.index()
         sources = ws.store.embedding_sources()
         ws.close()

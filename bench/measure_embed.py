@@ -15,9 +15,9 @@ from bench.stats import load, values_figure
 
 
 def embedding(index_dir: Path, n: int, passes: int = PASSES) -> dict[str, Any]:
+    from indexing.runtime import shared_embedder
     from indexing.store import Store
     from indexing.vector_index import embedding_text
-    from kebab_lsp.workspace import shared_embedder
 
     store = Store(index_dir)
     try:

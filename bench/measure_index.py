@@ -24,9 +24,10 @@ REINDEXES = 3  # no-change re-indexes after each cold index
 
 
 def index_child(root: str, index_root: str) -> None:
-    from kebab_lsp.workspace import Workspace, WorkspaceOptions
+    from indexing.settings import Settings
+    from kebab_lsp.workspace import Workspace
 
-    ws = Workspace(Path(root), WorkspaceOptions(index_dir=index_root, workers=None))
+    ws = Workspace(Path(root), Settings(index_dir=str(index_root)))
     cold = ws.indexer.index(rebuild=True)
     rss_cold = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     again = [ws.indexer.index() for _ in range(REINDEXES)]
@@ -110,9 +111,10 @@ def save_profile(corpus: Corpus, index_root: Path, rel: str) -> dict[str, Any]:
     import cProfile
     import pstats
 
-    from kebab_lsp.workspace import Workspace, WorkspaceOptions
+    from indexing.settings import Settings
+    from kebab_lsp.workspace import Workspace
 
-    ws = Workspace(corpus.root, WorkspaceOptions(index_dir=str(index_root), workers=1))
+    ws = Workspace(corpus.root, Settings(index_dir=str(index_root), workers=1))
     path = corpus.root / rel
     original = path.read_bytes()
     prof = cProfile.Profile()
