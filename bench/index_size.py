@@ -44,8 +44,8 @@ def measure(root: Path, scratch: Path, embed: bool = False) -> dict[str, Any]:
     conn = apsw.Connection(f"file:{db}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY
                            | apsw.SQLITE_OPEN_URI)
     try:
-        source = int(conn.execute("SELECT coalesce(sum(size), 0) FROM files").fetchone()[0])
-        files = int(conn.execute("SELECT count(*) FROM files").fetchone()[0])
+        [(source, files)] = [(int(r[0]), int(r[1])) for r in conn.execute(
+            "SELECT coalesce(sum(size), 0), count(*) FROM files")]
         tables = {str(name): int(size) for name, size in conn.execute(
             "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC")}
     finally:
