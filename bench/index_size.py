@@ -1,5 +1,5 @@
 """How big an index is next to the text it indexes: index bytes / source bytes, and where the
-bytes go (SQLite tables, and the vector table when embedding is on).
+bytes go (SQLite tables; with `--embed`, the vector table and the embedding cache too).
 
     python -m bench.index_size [ROOT ...] [--embed]
 
@@ -44,20 +44,21 @@ def measure(root: Path, scratch: Path, embed: bool = False) -> dict[str, Any]:
     conn = apsw.Connection(f"file:{db}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY
                            | apsw.SQLITE_OPEN_URI)
     try:
-        row = conn.execute("SELECT coalesce(sum(size), 0) FROM files").fetchone()
-        source = int(row[0]) if row else 0
-        files = int((conn.execute("SELECT count(*) FROM files").fetchone() or (0,))[0])
+        [(source, files)] = [(int(r[0]), int(r[1])) for r in conn.execute(
+            "SELECT coalesce(sum(size), 0), count(*) FROM files")]
         tables = {str(name): int(size) for name, size in conn.execute(
             "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC")}
     finally:
         conn.close()
     vectors = index_dir / "vectors"
     vector_bytes = _dir_bytes(vectors) if vectors.exists() else 0
+    cache_bytes = sum(size for name, size in tables.items() if name.startswith("embed_cache"))
     total = _dir_bytes(index_dir)
-    lexical = total - vector_bytes
+    lexical = total - vector_bytes - cache_bytes
     return {
         "root": str(root), "files": files, "source_bytes": source,
         "index_bytes": total, "lexical_bytes": lexical, "vector_bytes": vector_bytes,
+        "embed_cache_bytes": cache_bytes,
         "ratio": round(total / source, 2) if source else None,
         "lexical_ratio": round(lexical / source, 2) if source else None,
         "tables": tables,
@@ -78,8 +79,9 @@ def _report(result: dict[str, Any]) -> str:
     source = result["source_bytes"]
     lines = [f"{result['root']}: {result['files']} files, {source / 1e6:.2f} MB of text",
              f"  index {result['index_bytes'] / 1e6:.2f} MB = {result['ratio']}x the text"
-             f" (lexical {result['lexical_ratio']}x, vectors "
-             f"{result['vector_bytes'] / 1e6:.2f} MB)"]
+             f" (lexical {result['lexical_ratio']}x; vector table "
+             f"{result['vector_bytes'] / 1e6:.2f} MB, embedding cache "
+             f"{result['embed_cache_bytes'] / 1e6:.2f} MB)"]
     for name, size in list(result["tables"].items())[:8]:
         lines.append(f"    {name:28} {size / 1e6:8.2f} MB  {size / source:5.2f}x")
     return "\n".join(lines)

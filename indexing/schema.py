@@ -18,8 +18,9 @@ from indexing.text import FTS_TOKENIZER
 #    which files hold a trigram, not where (`detail=none`: exact text is confirmed in the
 #    file's text anyway); the unused `chunks(text_hash)` index is gone. The index shrinks from
 #    5.8x the indexed text to 1.8x (Django; `python -m bench.index_size`). `embed_cache`
-#    records when each vector was last needed, so unneeded ones can be pruned; `changes` keeps
-#    one row per path (its last version), so a file saved a thousand times is one row.
+#    records when each vector was last needed, so unneeded ones can be pruned, and is a rowid
+#    table (2.1 KB per vector, not 4.7); `changes` keeps one row per path (its last version),
+#    so a file saved a thousand times is one row.
 SCHEMA_VERSION = 8
 
 # Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
@@ -110,14 +111,16 @@ CREATE TABLE IF NOT EXISTS changes(
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS changes_version ON changes(version);
 -- Vectors by the hash of the text embedded; `used` (unix seconds) is when a vector was last
--- computed or served, so ones no chunk needs any more are pruned oldest first.
+-- needed, so ones no chunk needs any more are pruned oldest first. A rowid table, not WITHOUT
+-- ROWID: a 1.5 KB vector does not fit in an index page's row (about 1 KB), so there every
+-- row spilled to an overflow page of its own, 4.7 KB per vector instead of 2.1 KB.
 CREATE TABLE IF NOT EXISTS embed_cache(
     model TEXT NOT NULL,
     text_hash TEXT NOT NULL,
     vector BLOB NOT NULL,
-    used REAL NOT NULL DEFAULT 0,
-    PRIMARY KEY(model, text_hash)
-) WITHOUT ROWID;
+    used REAL NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX IF NOT EXISTS embed_cache_key ON embed_cache(model, text_hash);
 """
 
 # -- The LanceDB vector table (`vectors/chunks.lance`) ---------------------------------------

@@ -69,3 +69,20 @@ def test_chunks_read_back_the_text_they_were_written_with(tmp_path: Path) -> Non
     kept = ws.store.conn.execute("SELECT count(*) FROM chunks WHERE text IS NOT NULL")
     assert 0 < kept.fetchone()[0] < 20  # only the long line's pieces
     ws.close()
+
+
+def test_a_cached_vector_costs_little_more_than_its_bytes(tmp_path: Path) -> None:
+    """384 float32s are 1.5 KB; in a WITHOUT ROWID table each spilled to an overflow page of
+    its own and cost 4.7 KB."""
+    import numpy as np
+
+    from indexing.store import Store
+
+    store = Store(tmp_path / "idx")
+    rnd = np.random.default_rng(1)
+    store.cache_vectors("model", [(f"h{i:05}", rnd.random(384, dtype=np.float32).tobytes())
+                                  for i in range(1000)])
+    size = sum(int(r[0]) for r in store.conn.execute(
+        "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'embed_cache%'"))
+    assert size / 1000 < 2.3 * 1024, size
+    store.close()
