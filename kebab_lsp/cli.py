@@ -19,6 +19,7 @@ import attrs
 from indexing.settings import Settings
 from indexing.settings import add_arguments as add_setting_flags
 from indexing.settings import from_arguments as settings_from_flags
+from kebab_lsp import __version__
 from kebab_lsp.convert import result_wire
 from kebab_lsp.workspace import Workspace
 from search.types import InvalidQuery, SearchUnavailable
@@ -273,6 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     from search.request import add_arguments as add_request_flags
 
     parser = argparse.ArgumentParser(prog="kebab", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"kebab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p: argparse.ArgumentParser, flags: tuple[str, ...]) -> None:
@@ -362,6 +364,7 @@ def run() -> None:
 
 def serve_main() -> None:
     parser = argparse.ArgumentParser(prog="kebab-lsp", description="kebab language server")
+    parser.add_argument("--version", action="version", version=f"kebab-lsp {__version__}")
     _serve_args(parser)
     args = parser.parse_args()
     cmd_serve(args)
