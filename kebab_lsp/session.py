@@ -13,6 +13,7 @@ from typing import Any
 
 from indexing.runtime import Folder, Listener, Runtime
 from indexing.settings import Settings, parse
+from kebab_lsp.cache import remember_workspace
 from search.engine import Cancelled, Searcher
 from search.merge import FolderMatch, merge_results, merge_symbols
 from search.request import MAX_SYMBOL_QUERY_CHARS, check_text
@@ -40,12 +41,18 @@ class Session:
     def configure(self, raw: Any) -> tuple[list[str], list[str]]:
         """Apply settings from the client: (warnings about bad entries, names changed)."""
         new, warnings = parse(raw, self.settings)
-        return warnings, self.runtime.configure(new)
+        changed = self.runtime.configure(new)
+        if "index_dir" in changed:  # the folders were reopened under another root
+            for folder in self.folders():
+                remember_workspace(folder.index.index_dir, folder.root)
+        return warnings, changed
 
     # -- folders -----------------------------------------------------------------------------
 
     def open_folder(self, uri: str, name: str, root: Path) -> Folder:
-        return self.runtime.add_folder(uri, name, root)
+        folder = self.runtime.add_folder(uri, name, root)
+        remember_workspace(folder.index.index_dir, folder.root)
+        return folder
 
     def folders(self) -> list[Folder]:
         return self.runtime.folders()

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from indexing.runtime.folder_index import FolderIndex
 from indexing.settings import Settings
 from indexing.vector_index import SyncSummary, VectorIndex
+from kebab_lsp.cache import remember_workspace
 from search.engine import Searcher
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ class Workspace:
     def __init__(self, root: Path, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self.index = FolderIndex(root, self.settings)
+        remember_workspace(self.index.index_dir, self.index.root)
         self.searcher = Searcher(self.index.root, self.index.store, vectors=self.index,
                                  settings=lambda: self.settings)
 
