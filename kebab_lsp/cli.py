@@ -330,6 +330,45 @@ def cmd_cache(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """What an editor's health check shows: this Python, this kebab, where indexes go, and
+    whether the embedding model loads (it is loaded, and one text embedded)."""
+    import platform
+    import time
+
+    from indexing.embed import Embedder, EmbedderUnavailable
+    from indexing.location import cache_root, model_cache_dir
+
+    settings = _settings(args, ("index_dir", "model_dir"))
+    started = time.perf_counter()
+    model: dict[str, Any]
+    try:
+        spec = None
+        if settings.model_dir:
+            from indexing.embed import ModelSpec
+
+            spec = ModelSpec(name=Path(settings.model_dir).name or "custom",
+                             model_dir=Path(settings.model_dir))
+        embedder = Embedder(spec, threads=1, cache_dir=model_cache_dir(settings.index_dir))
+        vector = embedder.embed_query("where is the index stored")
+        model = {"ok": True, "id": embedder.model_id, "dim": int(vector.shape[-1]),
+                 "seconds": round(time.perf_counter() - started, 3)}
+    except (EmbedderUnavailable, OSError, RuntimeError, ValueError) as exc:
+        model = {"ok": False, "error": str(exc)}
+    info = {"kebab": __version__, "python": sys.executable,
+            "python_version": platform.python_version(),
+            "cache_root": str(cache_root(settings.index_dir)), "model": model}
+    if args.json:
+        print(json.dumps(info, sort_keys=True))
+    else:
+        print(f"kebab       {__version__}")
+        print(f"python      {info['python_version']} ({sys.executable})")
+        print(f"indexes in  {info['cache_root']}")
+        print("model       " + (f"{model['id']} loads ({model['seconds']:.2f} s)" if model["ok"]
+                                 else f"does not load: {model['error']}"))
+    return 0 if model["ok"] else 1
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from kebab_lsp.server import run_stdio
 
@@ -394,6 +433,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--dry-run", action="store_true", help="say what would go, remove nothing")
     common(a, ("index_dir",))
     p.set_defaults(func=cmd_cache)
+
+    p = sub.add_parser("doctor", help="this Python and kebab, where indexes go, and whether "
+                                      "the embedding model loads")
+    common(p, ("index_dir", "model_dir"))
+    p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser("serve", help="run the language server on stdio")
     _serve_args(p)

@@ -1,4 +1,5 @@
-"""`kebab cache list|prune|clear` as a user runs them: real subprocesses on real indexes."""
+"""`kebab cache list|prune|clear` and `kebab doctor` as a user runs them: real subprocesses on
+real indexes."""
 
 from __future__ import annotations
 
@@ -107,3 +108,20 @@ def test_clear_one_workspace_then_everything(cache: tuple[Path, Path, Path]) -> 
     assert listing(root)["indexes"] == [] and not (root / "_models").exists()
     # Only index folders and the model cache go; whatever else is there stays.
     assert sorted(p.name for p in root.iterdir()) == ["README", "notes"]
+
+
+@pytest.mark.model
+def test_doctor_reports_python_version_cache_root_and_that_the_model_loads(tmp_path: Path
+                                                                          ) -> None:
+    out = kebab("doctor", "--json", index_root=tmp_path / "cache")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    import kebab_lsp
+
+    assert report["kebab"] == kebab_lsp.__version__
+    assert report["python"] == sys.executable
+    assert report["cache_root"] == str(tmp_path / "cache")
+    assert report["model"]["ok"] is True and report["model"]["dim"] == 384
+    broken = kebab("doctor", "--model-dir", str(tmp_path / "nowhere"), index_root=tmp_path)
+    assert broken.returncode == 1
+    assert "model       does not load: model directory" in broken.stdout
