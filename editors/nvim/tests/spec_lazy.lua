@@ -144,7 +144,7 @@ H.run(function()
     local note = H.find_note("is older than this plugin needs", vim.log.levels.WARN, from)
     H.truthy(note, "a warning among " .. vim.inspect(H.notes))
     H.truthy(note.msg:find("kebab-lsp 0.0.1 is older than this plugin needs (0.1.0 or newer)", 1, true), note.msg)
-    H.truthy(note.msg:find(":KebabInstall", 1, true) and note.msg:find("pipx upgrade kebab-lsp", 1, true), note.msg)
+    H.truthy(note.msg:find(":KebabInstall", 1, true) and note.msg:find("pipx install --force /", 1, true), note.msg)
     -- The same server again: no second warning.
     local client = vim.lsp.get_clients({ name = "kebab", bufnr = 0 })[1]
     vim.lsp.stop_client(client.id)

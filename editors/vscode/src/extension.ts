@@ -428,7 +428,7 @@ class KebabExtension implements vscode.Disposable {
     this.warnedVersions.add(key);
     const upgrade = bundled
       ? 'install the latest Kebab extension'
-      : 'run `pipx upgrade kebab-lsp` (or `uv tool upgrade kebab-lsp`, or `pip install --upgrade kebab-lsp` in its environment), or clear "kebab.serverPath" to use the server bundled with this extension';
+      : 'update your kebab-lsp clone and reinstall it (`pipx install --force <clone>`, or `uv tool install --reinstall <clone>`), or clear "kebab.serverPath" to use the server bundled with this extension';
     vscode.window.showWarningMessage(
       `Kebab: kebab-lsp ${version ?? '(no version reported)'} (${server}) is older than this extension needs (${MIN_SERVER_VERSION} or newer). To upgrade, ${upgrade}.`,
     );

@@ -641,7 +641,7 @@ async function main() {
     const toast = page.locator(SEL.toast).filter({ hasText: 'older than this extension needs' });
     await toast.first().waitFor({ state: 'visible', timeout: 30_000 });
     const text = await toast.first().innerText();
-    if (!text.includes('kebab-lsp 0.0.1') || !text.includes('pipx upgrade kebab-lsp')) fail(`warning: ${JSON.stringify(text)}`);
+    if (!text.includes('kebab-lsp 0.0.1') || !text.includes('pipx install --force')) fail(`warning: ${JSON.stringify(text)}`);
     await sleep(700);
     await shot(page, 'old-server');
     await clearAllNotifications(page);

@@ -63,7 +63,8 @@ function M.check()
     else
       health.warn(("server: %s %s (from %s) is older than this plugin needs (%s or newer)"):format(
         exe, v or ("of unknown version: " .. tostring(err)), from, want), {
-        source == "venv" and "run :KebabInstall to upgrade it" or "run :KebabInstall, or upgrade it: pipx upgrade kebab-lsp",
+        source == "venv" and "run :KebabInstall to upgrade it"
+          or ("run :KebabInstall, or reinstall it: pipx install --force " .. (install.source() or "/path/to/kebab-lsp")),
       })
     end
     -- `kebab` sits next to `kebab-lsp` in every install (pip, pipx, uv, :KebabInstall).

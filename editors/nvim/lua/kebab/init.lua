@@ -171,7 +171,9 @@ local function check_version(client, result, source)
   end
   warned_versions[key] = true
   local fix = source == "venv" and "run :KebabInstall to upgrade it"
-    or "run :KebabInstall (a private server for this plugin, used when `cmd` is not set), or upgrade the one you have: pipx upgrade kebab-lsp"
+    or ("run :KebabInstall (a private server from this plugin's checkout, used when `cmd` is not set), "
+      .. "or reinstall yours from it: pipx install --force "
+      .. (require("kebab.install").source() or "/path/to/kebab-lsp"))
   vim.schedule(function()
     notify(
       ("kebab-lsp %s is older than this plugin needs (%s or newer): %s"):format(
