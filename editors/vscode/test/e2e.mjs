@@ -408,10 +408,23 @@ async function main() {
   fs.writeFileSync(oldServer, `#!/bin/sh\nexec ${JSON.stringify(REPO_PYTHON)} -c "import kebab_lsp; kebab_lsp.__version__ = '0.0.1'; from kebab_lsp.cli import serve_main; serve_main()" "$@"\n`);
   fs.chmodSync(oldServer, 0o755);
 
+  // A test double of the Python extension (its interpreter API only), packaged here and
+  // installed beside kebab; it reports the interpreter named in pythonExtFile, none until then.
+  const pythonExtFile = path.join(tmp, 'python-extension-selection');
+  env.KEBAB_E2E_PYTHON_EXT_FILE = pythonExtFile;
+  const stubVsix = path.join(tmp, 'python-extension-stub.vsix');
+  const stub = spawnSync(path.join(EXT, 'node_modules', '.bin', 'vsce'), ['package', '--allow-missing-repository',
+    '--skip-license', '--no-dependencies', '--out', stubVsix], { cwd: path.join(HERE, 'python-extension-stub'), env,
+    encoding: 'utf8', timeout: 120_000 });
+  if (stub.status !== 0) fail(`packaging the Python extension double failed: ${stub.stdout}${stub.stderr}`);
+
   log('installing the .vsix into a temp extensions dir');
   const install = spawnSync(node, [CODE_SERVER, '--install-extension', VSIX, '--extensions-dir', extDir,
     '--user-data-dir', userData], { env, encoding: 'utf8', timeout: 120_000 });
   if (install.status !== 0) fail(`--install-extension failed (${install.status}): ${install.stdout}${install.stderr}`);
+  const installStub = spawnSync(node, [CODE_SERVER, '--install-extension', stubVsix, '--extensions-dir', extDir,
+    '--user-data-dir', userData], { env, encoding: 'utf8', timeout: 120_000 });
+  if (installStub.status !== 0) fail(`installing the Python extension double failed: ${installStub.stdout}${installStub.stderr}`);
   const installed = fs.readdirSync(extDir).filter((d) => d.startsWith('kebab.kebab-lsp-'));
   if (!installed.length) fail(`the extension is not in ${extDir}: ${fs.readdirSync(extDir).join(', ')}`);
   const launcher = path.join(extDir, installed[0], 'server', 'launch.py');
@@ -617,6 +630,27 @@ async function main() {
     await shot(page, 'setting-changed');
     await editSettings(baseSettings);
     await item.filter({ hasText: `Kebab: ${total} files` }).first().waitFor({ state: 'visible', timeout: 30_000 });
+  });
+
+  await check('the Python extension\'s selected interpreter is used before PATH', async () => {
+    // A path no PATH lookup yields: a symlink to this machine's python3.
+    const real = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { env, encoding: 'utf8' }).stdout.trim();
+    const selected = path.join(tmp, 'selected-python', 'python3');
+    fs.mkdirSync(path.dirname(selected), { recursive: true });
+    fs.symlinkSync(real, selected);
+    fs.writeFileSync(pythonExtFile, selected);
+    await runCommand(page, 'Kebab: Restart Server');
+    const until = Date.now() + 30_000;
+    let running = [];
+    while (Date.now() < until) {
+      running = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).stdout.split('\n').filter((l) => l.includes(launcher));
+      if (running.length === 1 && running[0].startsWith(`${selected} -I -S`)) break;
+      await sleep(250);
+    }
+    if (!(running.length === 1 && running[0].startsWith(`${selected} -I -S`))) fail(`server processes: ${JSON.stringify(running)}`);
+    await page.locator('[id="workbench.parts.statusbar"] .statusbar-item').filter({ hasText: /Kebab: \d+ files/ })
+      .first().waitFor({ state: 'visible', timeout: 30_000 });
+    fs.rmSync(pythonExtFile);
   });
 
   await check('without a usable Python: one error message that names the fix', async () => {
