@@ -186,11 +186,18 @@ local function check_version(client, result, source)
   end)
 end
 
-local function start(root, bufnr)
+local function start(root, bufnr, auto)
   local cfg = M.config
   local cmd, source = M.server_cmd()
   if cmd == nil then
-    if require("kebab.install").running then
+    -- Autostart asks again for every file opened: it is told once (per install); a command
+    -- the user runs is always answered.
+    local installing = require("kebab.install").running
+    if auto and M._missing_told == installing then
+      return nil
+    end
+    M._missing_told = installing
+    if installing then
       notify("the server is still being installed (:KebabInstall); it starts when that is done", vim.log.levels.WARN)
     else
       notify(
@@ -683,6 +690,7 @@ vim.api.nvim_create_autocmd("LspDetach", {
 
 --- Called when :KebabInstall succeeded: start clients for the file buffers already open.
 function M._installed()
+  M._missing_told = nil
   if M._setup_done and M.config.autostart then
     for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
       if vim.api.nvim_buf_is_loaded(bufnr) and is_file_buffer(bufnr) and not kebab_clients({ bufnr = bufnr })[1] then
@@ -701,7 +709,7 @@ local function autostart(bufnr)
   end
   local root = M.root_for(bufnr)
   if root then
-    start(root, bufnr)
+    start(root, bufnr, true)
   end
 end
 
