@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+import jsonschema
 import pytest
 
 import kebab_lsp
@@ -93,15 +94,25 @@ def test_the_installed_package_reads_nothing_from_the_checkout(installed: tuple[
     bin_dir, tmp = installed
     probe = ("import json, kebab_lsp, indexing, search, indexing.embed as e;"
              "from importlib.metadata import version;"
-             "print(json.dumps([kebab_lsp.__file__, indexing.__file__, search.__file__,"
-             " str(e._bundled_weights()), version('kebab-lsp')]))")
+             "from importlib.resources import files;"
+             "data = [files('indexing') / 'queries' / q.name"
+             "        for q in (files('indexing') / 'queries').iterdir()]"
+             " + [files('indexing') / 'embedding_model' / 'tokenizer.json',"
+             "    files('kebab_lsp') / 'schema' / 'search.v1.json', e._bundled_weights()];"
+             "print(json.dumps([version('kebab-lsp'), kebab_lsp.__file__, indexing.__file__,"
+             " search.__file__, *[str(d) for d in data if d.is_file()]]))")
     out = _run([str(bin_dir / "python"), "-c", probe], env=_installed_env(tmp), cwd=tmp,
                timeout=60)
-    *files, installed_version = json.loads(out.stdout)
+    installed_version, *files = json.loads(out.stdout)
+    assert installed_version == VERSION
     venv = bin_dir.parent.resolve()
     for file in files:
         assert venv in Path(file).resolve().parents, file
-    assert installed_version == VERSION
+    names = {Path(f).name for f in files}
+    queries = {p.name for p in (REPO / "indexing" / "queries").iterdir()
+               if p.suffix in (".scm", ".toml")}
+    assert queries and queries <= names, queries - names
+    assert {"tokenizer.json", "search.v1.json", "model.onnx"} <= names
 
 
 def test_kebab_index_and_search_from_the_install(installed: tuple[Path, Path]) -> None:
@@ -118,6 +129,9 @@ def test_kebab_index_and_search_from_the_install(installed: tuple[Path, Path]) -
     found = _run([str(bin_dir / "kebab"), "search", "user by id", str(ws), "--json", "-k", "5",
                   "--mode", "hybrid"], env=env, cwd=tmp, timeout=120)
     wire = json.loads(found.stdout)
+    # The answer follows the schema the install carries.
+    schema = bin_dir.parent.glob("lib/python3*/site-packages/kebab_lsp/schema/search.v1.json")
+    jsonschema.validate(wire, json.loads(next(schema).read_text()))
     titles = [hit["title"] for hit in wire["hits"]]
     assert "UserStore.get_user_by_id" in titles, titles
     # hybrid fails outright when vectors cannot serve; no warning may blame the model either.
