@@ -41,4 +41,5 @@ bench: venv
 	$(BIN)/python -m bench.run
 
 clean:
-	rm -rf $(VENV) .cache editors/vscode/.cache editors/vscode/node_modules editors/vscode/out
+	rm -rf $(VENV) .cache dist editors/vscode/.cache editors/vscode/node_modules editors/vscode/out \
+		editors/vscode/dist editors/vscode/server

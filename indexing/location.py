@@ -13,8 +13,10 @@ an older version created wider is narrowed, and the store creates its files 0600
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
+import time
 from contextlib import suppress
 from pathlib import Path
 
@@ -67,3 +69,23 @@ def private_dir(path: Path) -> Path:
 
 def model_cache_dir(override: str | Path | None = None) -> Path:
     return cache_root(override) / "_models"
+
+
+#: The file in an index folder that names its workspace (`kebab cache` reads it back).
+MARKER = "workspace.json"
+
+
+def remember_workspace(index_dir: Path, root: Path) -> None:
+    """Record which workspace `index_dir` indexes. Never fails the caller: the record only
+    serves `kebab cache`."""
+    text = json.dumps({"workspace": str(root)}) + "\n"
+    marker = index_dir / MARKER
+    try:
+        if marker.is_file() and marker.read_text(encoding="utf-8") == text:
+            return
+        index_dir.mkdir(parents=True, exist_ok=True)
+        partial = marker.with_name(f".{MARKER}.{time.time_ns()}")
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(marker)
+    except OSError:
+        pass

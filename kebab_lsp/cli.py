@@ -20,6 +20,7 @@ from indexing.discover import SKIPS_META_KEY
 from indexing.settings import Settings
 from indexing.settings import add_arguments as add_setting_flags
 from indexing.settings import from_arguments as settings_from_flags
+from kebab_lsp import __version__
 from kebab_lsp.convert import result_wire
 from search.types import InvalidQuery, SearchUnavailable
 
@@ -284,6 +285,110 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cache(args: argparse.Namespace) -> int:
+    from indexing.location import cache_root, model_cache_dir
+    from kebab_lsp import cache
+
+    override = args.index_dir
+    root = cache_root(override)
+    if args.action == "list":
+        indexes = cache.list_indexes(override)
+        models = cache.models_size(override)
+        if args.json:
+            print(json.dumps({"root": str(root), "indexes": [i.as_json() for i in indexes],
+                              "models": {"path": str(model_cache_dir(override)),
+                                         "bytes": models},
+                              "total_bytes": sum(i.bytes for i in indexes) + models},
+                             sort_keys=True))
+            return 0
+        print(f"cache root: {root}")
+        for index in indexes:
+            updated = (dt.datetime.fromtimestamp(index.last_update).strftime("%Y-%m-%d %H:%M")
+                       if index.last_update else "never")
+            if index.workspace is None:
+                where = "(workspace unknown: indexed before kebab recorded it)"
+            else:
+                where = str(index.workspace) + ("" if index.workspace_exists else "  (gone)")
+            print(f"  {cache.human_size(index.bytes):>9}  {updated:16}  {index.path.name:28}"
+                  f"  {where}")
+        if models:
+            print(f"  {cache.human_size(models):>9}  {'':16}  {'_models':28}"
+                  "  the embedding model's optimized graph (shared, safe to delete)")
+        total = sum(i.bytes for i in indexes) + models
+        print(f"{len(indexes)} index(es), {cache.human_size(total)} in all")
+        return 0
+    if args.action == "prune":
+        removal = cache.prune(override, dry_run=args.dry_run)
+    else:
+        workspaces = [Path(p) for p in args.paths]
+        if not workspaces and not args.yes and not args.dry_run:
+            if not sys.stdin.isatty():
+                print(f"kebab: `kebab cache clear` removes every index under {root}; "
+                      "add --yes to do it, or name the workspaces to forget", file=sys.stderr)
+                return 2
+            answer = input(f"Remove every index under {root}? [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                return 1
+        removal = cache.clear(workspaces, override, dry_run=args.dry_run)
+    verb = "would remove" if args.dry_run else "removed"
+    if args.json:
+        print(json.dumps({"root": str(root), "dry_run": args.dry_run,
+                          "removed": [i.as_json() for i in removal.removed],
+                          "models_bytes": removal.models_bytes,
+                          "kept_unknown": [i.as_json() for i in removal.kept_unknown],
+                          "bytes": removal.bytes}, sort_keys=True))
+        return 0
+    for index in removal.removed:
+        print(f"{verb} {index.path}  ({cache.human_size(index.bytes)}, "
+              f"workspace {index.workspace or 'unknown'})")
+    if removal.models_bytes:
+        print(f"{verb} {model_cache_dir(override)}  ({cache.human_size(removal.models_bytes)})")
+    print(f"{verb} {len(removal.removed)} index(es), {cache.human_size(removal.bytes)}")
+    if removal.kept_unknown:
+        print(f"kept {len(removal.kept_unknown)} index(es) of unknown workspace "
+              "(`kebab cache list` shows them; `kebab cache clear` removes everything)")
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """What an editor's health check shows: this Python, this kebab, where indexes go, and
+    whether the embedding model loads (it is loaded, and one text embedded)."""
+    import platform
+    import time
+
+    from indexing.embed import Embedder, EmbedderUnavailable
+    from indexing.location import cache_root, model_cache_dir
+
+    settings = _settings(args, ("index_dir", "model_dir"))
+    started = time.perf_counter()
+    model: dict[str, Any]
+    try:
+        spec = None
+        if settings.model_dir:
+            from indexing.embed import ModelSpec
+
+            spec = ModelSpec(name=Path(settings.model_dir).name or "custom",
+                             model_dir=Path(settings.model_dir))
+        embedder = Embedder(spec, threads=1, cache_dir=model_cache_dir(settings.index_dir))
+        vector = embedder.embed_query("where is the index stored")
+        model = {"ok": True, "id": embedder.model_id, "dim": int(vector.shape[-1]),
+                 "seconds": round(time.perf_counter() - started, 3)}
+    except (EmbedderUnavailable, OSError, RuntimeError, ValueError) as exc:
+        model = {"ok": False, "error": str(exc)}
+    info = {"kebab": __version__, "python": sys.executable,
+            "python_version": platform.python_version(),
+            "cache_root": str(cache_root(settings.index_dir)), "model": model}
+    if args.json:
+        print(json.dumps(info, sort_keys=True))
+    else:
+        print(f"kebab       {__version__}")
+        print(f"python      {info['python_version']} ({sys.executable})")
+        print(f"indexes in  {info['cache_root']}")
+        print("model       " + (f"{model['id']} loads ({model['seconds']:.2f} s)" if model["ok"]
+                                 else f"does not load: {model['error']}"))
+    return 0 if model["ok"] else 1
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from kebab_lsp.server import run_stdio
 
@@ -306,6 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     from search.request import add_arguments as add_request_flags
 
     parser = argparse.ArgumentParser(prog="kebab", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"kebab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p: argparse.ArgumentParser, flags: tuple[str, ...]) -> None:
@@ -351,6 +457,26 @@ def build_parser() -> argparse.ArgumentParser:
     add_setting_flags(p, MCP_FLAGS)
     p.set_defaults(func=cmd_mcp)
 
+    p = sub.add_parser("cache", help="list, prune or clear the indexes in the cache")
+    actions = p.add_subparsers(dest="action", required=True)
+    a = actions.add_parser("list", help="every index with its size and workspace")
+    common(a, ("index_dir",))
+    a = actions.add_parser("prune", help="remove the indexes of workspaces that no longer exist")
+    a.add_argument("--dry-run", action="store_true", help="say what would go, remove nothing")
+    common(a, ("index_dir",))
+    a = actions.add_parser("clear", help="remove the indexes of the PATHs named, or of all "
+                                         "workspaces and the model cache")
+    a.add_argument("paths", nargs="*", metavar="PATH", help="workspaces whose index to remove")
+    a.add_argument("--yes", action="store_true", help="clear everything without asking")
+    a.add_argument("--dry-run", action="store_true", help="say what would go, remove nothing")
+    common(a, ("index_dir",))
+    p.set_defaults(func=cmd_cache)
+
+    p = sub.add_parser("doctor", help="this Python and kebab, where indexes go, and whether "
+                                      "the embedding model loads")
+    common(p, ("index_dir", "model_dir"))
+    p.set_defaults(func=cmd_doctor)
+
     p = sub.add_parser("serve", help="run the language server on stdio")
     _serve_args(p)
     p.set_defaults(func=cmd_serve)
@@ -374,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     commands = _subcommands(parser)
-    if argv and argv[0] in commands:
+    if argv and argv[0] in commands and argv[0] != "cache":
         # Intermixed, so `kebab search QUERY -k 5 PATH` works as people type it.
         args = commands[argv[0]].parse_intermixed_args(argv[1:])
     else:
@@ -408,6 +534,7 @@ def run() -> None:
 
 def serve_main() -> None:
     parser = argparse.ArgumentParser(prog="kebab-lsp", description="kebab language server")
+    parser.add_argument("--version", action="version", version=f"kebab-lsp {__version__}")
     _serve_args(parser)
     args = parser.parse_args()
     cmd_serve(args)

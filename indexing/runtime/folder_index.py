@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from indexing.discover import DiscoveryOptions
 from indexing.embed import Embedder, ModelSpec, default_model_spec
-from indexing.location import index_dir_for, model_cache_dir
+from indexing.location import index_dir_for, model_cache_dir, remember_workspace
 from indexing.settings import Settings, index_shape
 from indexing.store import Store
 from indexing.vector_index import SyncSummary, VectorIndex
@@ -54,6 +54,7 @@ class FolderIndex:
         self.root = root.resolve()
         self.index_dir = index_dir_for(self.root, self.settings.index_dir)
         self.store = Store(self.index_dir)
+        remember_workspace(self.index_dir, self.root)
         self._vectors: VectorIndex | None = None
         self.vector_error: str | None = None if self.settings.embed else "embeddings are off"
         self._shape = json.dumps(index_shape(self.settings), sort_keys=True)

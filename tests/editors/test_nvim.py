@@ -59,6 +59,8 @@ def _env(tmp_path: Path) -> dict[str, str]:
         XDG_CACHE_HOME=str(tmp_path / "cache"),
         KEBAB_INDEX_DIR=str(tmp_path / "index"),
         KEBAB_TEST_WORKSPACE=str(tmp_path / "ws"),
+        # A Python with kebab_lsp, for the spec that makes an old server from the real one.
+        KEBAB_TEST_PYTHON=sys.executable,
     )
     if shutil.which("kebab-lsp", path=env["PATH"]) is None:
         pytest.fail("kebab-lsp is not on PATH: install the project (pip install -e .)",
@@ -83,6 +85,36 @@ def test_headless_spec(spec: Path, tmp_path: Path) -> None:
                     pytrace=False)
     summary = re.search(r"^(\d+) passed, (\d+) failed$", output, re.M)
     assert summary and int(summary.group(1)) > 0 and summary.group(2) == "0", output
+
+
+@pytest.mark.timeout(900)
+def test_install_through_the_build_step(tmp_path: Path) -> None:
+    """README's lazy.nvim spec builds the server into a private venv (pip: this checkout, its
+    dependencies from the package index), and the plugin then finds that server with no
+    kebab-lsp on PATH and no `cmd`; :KebabSearch and :checkhealth work. See install_spec.lua."""
+    nvim = _nvim()
+    env = _env(tmp_path)
+    # No kebab-lsp anywhere on PATH (the repo's venv, pipx, ...): the plugin must use its own.
+    env["PATH"] = os.pathsep.join(
+        d for d in os.environ.get("PATH", "").split(os.pathsep)
+        if d and not (Path(d) / "kebab-lsp").exists())
+    # pip's downloads are kept where they always are, not in the test's XDG cache.
+    env["PIP_CACHE_DIR"] = str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+                               / "pip")
+    spec = PLUGIN / "tests" / "install_spec.lua"
+    cmd = [nvim, "--headless", "-n", "-u", "NONE", "-c", f"luafile {spec}"]
+    try:
+        proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=840, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"install_spec.lua timed out\n--- output ---\n{_text(exc.stdout)}"
+                    f"{_text(exc.stderr)}", pytrace=False)
+    output = proc.stdout + proc.stderr
+    if proc.returncode != 0:
+        pytest.fail(f"install_spec.lua exited {proc.returncode}\n--- nvim output ---\n{output}",
+                    pytrace=False)
+    summary = re.search(r"^(\d+) passed, (\d+) failed$", output, re.M)
+    assert summary and int(summary.group(1)) == 3 and summary.group(2) == "0", output
 
 
 def _text(data: str | bytes | None) -> str:

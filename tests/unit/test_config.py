@@ -51,7 +51,8 @@ def test_vscode_package_json_declares_every_server_setting_the_same_way() -> Non
     """The extension forwards `kebab.*` settings to the server; its declarations must match
     the model's names, defaults, ranges and choices."""
     declared = _vscode_settings()
-    client_only = {"kebab.serverPath", "kebab.serverArgs", "kebab.trace.server"}
+    client_only = {"kebab.serverPath", "kebab.serverArgs", "kebab.interpreter",
+                   "kebab.trace.server"}
     assert set(declared) - client_only == {f"kebab.{camel(n)}" for n in specs()}
     defaults = Settings()
     for name, spec in specs().items():

@@ -108,7 +108,7 @@ H.run(function()
     local ok = pcall(require("kebab").setup, { cmd = "kebab-lsp", autostart = false })
     H.truthy(ok, "setup did not throw")
     H.truthy(H.find_note("`cmd` must be a table", vim.log.levels.ERROR, from), "error notification")
-    H.eq(require("kebab").config.cmd, { "kebab-lsp" }, "default cmd kept")
+    H.eq(require("kebab").config.cmd, nil, "default cmd kept (nil: the private venv, else PATH)")
   end)
   H.check(":checkhealth kebab reports the server and the running client", function()
     require("kebab").setup({ autostart = false })
@@ -117,5 +117,45 @@ H.run(function()
     H.truthy(text:find("server: " .. vim.fn.exepath("kebab-lsp"), 1, true), "server line in:\n" .. text)
     H.truthy(text:find("root " .. ws, 1, true), "client line in:\n" .. text)
     H.truthy(not text:find("ERROR", 1, true), "no ERROR in:\n" .. text)
+    H.truthy(text:find("from PATH", 1, true), "where the server came from, in:\n" .. text)
+    H.truthy(text:find("Python 3%.1%d+%.%d+ %("), "the Python line in:\n" .. text)
+    H.truthy(text:find("index: " .. vim.env.KEBAB_INDEX_DIR, 1, true), "the index line in:\n" .. text)
+    H.truthy(text:find("embedding model loads: ", 1, true), "the model line in:\n" .. text)
+  end)
+
+  H.check("a server older than the plugin needs: one warning with the upgrade command", function()
+    -- The real server, told to report an old version.
+    local old = vim.fn.tempname() .. "-old-kebab-lsp"
+    local code = "import kebab_lsp; kebab_lsp.__version__ = '0.0.1'; "
+      .. "from kebab_lsp.cli import serve_main; serve_main()"
+    vim.fn.writefile({ "#!/bin/sh", ("exec %s -c %s \"$@\""):format(
+      vim.fn.shellescape(vim.env.KEBAB_TEST_PYTHON), vim.fn.shellescape(code)) }, old)
+    vim.fn.setfperm(old, "rwxr-xr-x")
+    local proj = vim.fn.tempname() .. "-oldproj"
+    vim.fn.mkdir(proj .. "/.git", "p")
+    vim.fn.writefile({ "def old_server(): pass" }, proj .. "/x.py")
+    require("kebab").setup({ cmd = { old }, autostart = false })
+    vim.cmd.edit(vim.fn.fnameescape(proj .. "/x.py"))
+    local from = #H.notes + 1
+    vim.cmd("KebabStatus")
+    H.wait(20000, function()
+      return H.find_note("(root " .. proj, nil, from)
+    end, "the status answer")
+    local note = H.find_note("is older than this plugin needs", vim.log.levels.WARN, from)
+    H.truthy(note, "a warning among " .. vim.inspect(H.notes))
+    H.truthy(note.msg:find("kebab-lsp 0.0.1 is older than this plugin needs (0.1.0 or newer)", 1, true), note.msg)
+    H.truthy(note.msg:find(":KebabInstall", 1, true) and note.msg:find("pipx install --force /", 1, true), note.msg)
+    -- The same server again: no second warning.
+    local client = vim.lsp.get_clients({ name = "kebab", bufnr = 0 })[1]
+    vim.lsp.stop_client(client.id)
+    H.wait(10000, function()
+      return #vim.lsp.get_clients({ name = "kebab", bufnr = 0 }) == 0
+    end, "the client to stop")
+    local again = #H.notes + 1
+    vim.cmd("KebabStatus")
+    H.wait(20000, function()
+      return H.find_note("(root " .. proj, nil, again)
+    end, "the second status answer")
+    H.eq(H.find_note("is older than", nil, again), nil, "a second warning")
   end)
 end, 60000)

@@ -1,6 +1,8 @@
 // The kebab VS Code extension: starts kebab-lsp over stdio and adds a search QuickPick, index
 // commands and a status bar item on top of it. Workspace symbols (Ctrl+T) need no code here:
 // the language client wires the server's workspace/symbol into VS Code's own picker.
+import { execFile } from 'child_process';
+import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
@@ -32,7 +34,10 @@ const SERVER_SETTINGS = [
   'modelDir',
   'rrfK',
 ] as const;
-const RESTART_SETTINGS = ['serverPath', 'serverArgs'];
+const RESTART_SETTINGS = ['serverPath', 'serverArgs', 'interpreter'];
+// The oldest server this extension works with (its serverInfo.version, from `initialize`).
+export const MIN_SERVER_VERSION = '0.1.0';
+const PROBE_TIMEOUT_MS = 15000;
 const POLL_BUILDING_MS = 1000;
 const POLL_IDLE_MS = 5000;
 const HIT_FLASH_MS = 1500;
@@ -128,6 +133,139 @@ function errorText(err: unknown): string {
   return String(err);
 }
 
+// ---- the bundled server and the Python that runs it ----
+
+/** What `launch.py --probe` says about an interpreter (editors/vscode/launcher/launch.py). */
+interface Probe {
+  executable: string;
+  version: string;
+  implementation: string;
+  usable: boolean;
+  bundled: string[];
+}
+
+interface Candidate {
+  source: string; // where it came from, for messages: "kebab.interpreter", "PATH", ...
+  command: string;
+  args: string[];
+}
+
+interface Interpreter extends Candidate {
+  probe: Probe;
+}
+
+/** "3.11, 3.12 or 3.13" from ["cp311", "cp312", "cp313"]. */
+function pythonList(tags: string[]): string {
+  const versions = tags.map((t) => `${t[2]}.${t.slice(3)}`);
+  return versions.length > 1 ? `${versions.slice(0, -1).join(', ')} or ${versions[versions.length - 1]}` : versions.join('');
+}
+
+function probe(candidate: Candidate, launcher: string): Promise<Probe | string> {
+  return new Promise((resolve) => {
+    execFile(candidate.command, [...candidate.args, '-I', '-S', launcher, '--probe'],
+      { timeout: PROBE_TIMEOUT_MS, windowsHide: true }, (err, stdout, stderr) => {
+        if (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          resolve(code === 'ENOENT' ? 'not found' : (stderr.trim().split('\n').pop() || err.message));
+          return;
+        }
+        try {
+          resolve(JSON.parse(stdout) as Probe);
+        } catch {
+          resolve(`not a Python that runs the server (${stdout.trim().slice(0, 80)})`);
+        }
+      });
+  });
+}
+
+/** The interpreter the Python extension has selected for the first folder, if it is installed. */
+async function pythonExtensionInterpreter(output: vscode.OutputChannel): Promise<string | undefined> {
+  const ext = vscode.extensions.getExtension('ms-python.python');
+  if (!ext) {
+    return undefined;
+  }
+  try {
+    // Typed loosely on purpose: two generations of the Python extension's API are in use.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const api: any = ext.isActive ? ext.exports : await ext.activate();
+    const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const environments = api?.environments;
+    if (environments?.getActiveEnvironmentPath) {
+      const active = environments.getActiveEnvironmentPath(resource);
+      const resolved = await environments.resolveEnvironment?.(active);
+      const exe: string | undefined = resolved?.executable?.uri?.fsPath ?? active?.path;
+      if (exe) {
+        return exe;
+      }
+    }
+    const details = api?.settings?.getExecutionDetails?.(resource);
+    const command: string[] | undefined = details?.execCommand;
+    return command && command.length === 1 ? command[0] : undefined;
+  } catch (err) {
+    output.appendLine(`the Python extension gave no interpreter: ${errorText(err)}`);
+    return undefined;
+  }
+}
+
+/**
+ * A Python that can run the bundled server: `kebab.interpreter` if set (and then only it),
+ * else the Python extension's selected interpreter, else `python3.X` / `python3` / `python`
+ * on PATH. Returns the interpreter, or a message that says what was tried and the fix.
+ */
+async function findInterpreter(launcher: string, bundled: string[], output: vscode.OutputChannel
+): Promise<Interpreter | { error: string }> {
+  const wanted = `CPython ${pythonList(bundled)}`;
+  const config = vscode.workspace.getConfiguration(SECTION);
+  const configured = (config.get<string>('interpreter') ?? '').trim();
+  const candidates: Candidate[] = [];
+  if (configured) {
+    candidates.push({ source: '"kebab.interpreter"', command: expandPath(configured), args: [] });
+  } else {
+    const selected = await pythonExtensionInterpreter(output);
+    if (selected) {
+      candidates.push({ source: 'the Python extension\'s interpreter', command: selected, args: [] });
+    }
+    for (const tag of bundled) {
+      const version = `${tag[2]}.${tag.slice(3)}`;
+      candidates.push(process.platform === 'win32'
+        ? { source: 'the py launcher', command: 'py', args: [`-${version}`] }
+        : { source: 'PATH', command: `python${version}`, args: [] });
+    }
+    candidates.push({ source: 'PATH', command: 'python3', args: [] }, { source: 'PATH', command: 'python', args: [] });
+  }
+  const tried: string[] = [];
+  for (const candidate of candidates) {
+    const found = await probe(candidate, launcher);
+    const name = [candidate.command, ...candidate.args].join(' ');
+    if (typeof found !== 'string' && found.usable) {
+      output.appendLine(`using ${found.executable} (Python ${found.version}, from ${candidate.source})`);
+      return { ...candidate, probe: found };
+    }
+    const why = typeof found === 'string' ? found : `${found.implementation} ${found.version}`;
+    output.appendLine(`not usable: ${name} (${candidate.source}): ${why}`);
+    if (why !== 'not found' || configured) {
+      tried.push(`${name}: ${why}`);
+    }
+  }
+  const seen = tried.length ? ` Tried ${tried.join('; ')}.` : ' None was found on PATH.';
+  const fix = configured
+    ? `Set "kebab.interpreter" to a ${wanted} executable, or clear it to search for one.`
+    : `Install Python ${pythonList(bundled)}, or set "kebab.interpreter" to one.`;
+  return { error: `Kebab: the bundled kebab-lsp server needs ${wanted}.${seen} ${fix}` };
+}
+
+/** -1, 0 or 1 as version a is older than, the same as, or newer than b (x.y.z, numerically). */
+export function compareVersions(a: string, b: string): number {
+  const parse = (v: string) => v.split(/[.+-]/).slice(0, 3).map((n) => parseInt(n, 10) || 0);
+  const [x, y] = [parse(a), parse(b)];
+  for (let i = 0; i < 3; i++) {
+    if ((x[i] ?? 0) !== (y[i] ?? 0)) {
+      return (x[i] ?? 0) < (y[i] ?? 0) ? -1 : 1;
+    }
+  }
+  return 0;
+}
+
 // ---- the extension ----
 
 class KebabExtension implements vscode.Disposable {
@@ -141,12 +279,14 @@ class KebabExtension implements vscode.Disposable {
   private stateListener: vscode.Disposable | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private lastQuery = '';
+  // Servers (command and version) already warned about being too old: once each per window.
+  private readonly warnedVersions = new Set<string>();
   private readonly flash = vscode.window.createTextEditorDecorationType({
     backgroundColor: new vscode.ThemeColor('editor.rangeHighlightBackground'),
     isWholeLine: false,
   });
 
-  constructor() {
+  constructor(private readonly extensionPath: string) {
     this.output = vscode.window.createOutputChannel('Kebab');
     this.statusItem = vscode.window.createStatusBarItem('kebab.status', vscode.StatusBarAlignment.Left, 0);
     this.statusItem.name = 'Kebab index';
@@ -184,8 +324,30 @@ class KebabExtension implements vscode.Disposable {
 
   private async doStart(): Promise<void> {
     const config = vscode.workspace.getConfiguration(SECTION);
-    const command = expandPath(config.get<string>('serverPath') || 'kebab-lsp');
-    const args = (config.get<string[]>('serverArgs') ?? []).map(expandPath);
+    const serverArgs = (config.get<string[]>('serverArgs') ?? []).map(expandPath);
+    const userServer = (config.get<string>('serverPath') ?? '').trim();
+    const launcher = path.join(this.extensionPath, 'server', 'launch.py');
+    let command: string;
+    let args: string[];
+    let bundled = false;
+    if (userServer) {
+      // A server the user named always wins over the bundled one.
+      command = expandPath(userServer);
+      args = serverArgs;
+    } else if (fs.existsSync(launcher)) {
+      const manifest = JSON.parse(fs.readFileSync(path.join(this.extensionPath, 'server', 'manifest.json'), 'utf8')) as { pythons: string[] };
+      const found = await findInterpreter(launcher, manifest.pythons, this.output);
+      if ('error' in found) {
+        void this.failStart(found.error, 'kebab.interpreter');
+        return;
+      }
+      command = found.command;
+      args = [...found.args, '-I', '-S', launcher, ...serverArgs];
+      bundled = true;
+    } else {
+      command = 'kebab-lsp'; // a VSIX without a bundled server: the one on PATH
+      args = serverArgs;
+    }
     const serverOptions: ServerOptions = {
       run: { command, args, transport: TransportKind.stdio },
       debug: { command, args, transport: TransportKind.stdio },
@@ -223,25 +385,53 @@ class KebabExtension implements vscode.Disposable {
     try {
       await client.start();
     } catch (err) {
-      this.startError = errorText(err);
       this.client = undefined;
-      this.setStatus('$(error) Kebab', `kebab-lsp failed to start: ${this.startError}`, true);
-      // The client registers the server's kebab.reindex command only once it is running.
-      this.fallbackReindex = vscode.commands.registerCommand('kebab.reindex', () => this.notRunning());
-      const choice = await vscode.window.showErrorMessage(
-        `Kebab: could not start '${command}': ${this.startError}. Set "kebab.serverPath" to the kebab-lsp executable.`,
-        'Open Settings',
-        'Show Output',
-      );
-      if (choice === 'Open Settings') {
-        vscode.commands.executeCommand('workbench.action.openSettings', 'kebab.serverPath');
-      } else if (choice === 'Show Output') {
-        this.output.show();
-      }
+      const fix = bundled
+        ? 'Set "kebab.interpreter" to another Python, or "kebab.serverPath" to a kebab-lsp executable.'
+        : 'Set "kebab.serverPath" to the kebab-lsp executable.';
+      void this.failStart(`Kebab: could not start '${command}': ${errorText(err)}. ${fix}`,
+        bundled ? 'kebab.interpreter' : 'kebab.serverPath', errorText(err));
       return;
     }
     this.startError = undefined;
+    this.checkServerVersion(client, bundled ? 'the bundled server' : command, bundled);
     this.schedulePoll(0);
+  }
+
+  /** One error message with the fix; the status bar turns red; commands explain. */
+  private async failStart(message: string, setting: string, reason?: string): Promise<void> {
+    this.startError = reason ?? message.replace(/^Kebab: /, '');
+    this.setStatus('$(error) Kebab', `kebab-lsp failed to start: ${this.startError}`, true);
+    // The client registers the server's kebab.reindex command only once it is running.
+    this.fallbackReindex?.dispose();
+    this.fallbackReindex = vscode.commands.registerCommand('kebab.reindex', () => this.notRunning());
+    this.output.appendLine(message);
+    const choice = await vscode.window.showErrorMessage(message, 'Open Settings', 'Show Output');
+    if (choice === 'Open Settings') {
+      vscode.commands.executeCommand('workbench.action.openSettings', setting);
+    } else if (choice === 'Show Output') {
+      this.output.show();
+    }
+  }
+
+  /** Warns (once per server and version) when the server is older than this extension needs. */
+  private checkServerVersion(client: LanguageClient, server: string, bundled: boolean): void {
+    const version = client.initializeResult?.serverInfo?.version;
+    this.output.appendLine(`server: ${client.initializeResult?.serverInfo?.name ?? '?'} ${version ?? '(no version)'}`);
+    if (version && compareVersions(version, MIN_SERVER_VERSION) >= 0) {
+      return;
+    }
+    const key = `${server}@${version}`;
+    if (this.warnedVersions.has(key)) {
+      return;
+    }
+    this.warnedVersions.add(key);
+    const upgrade = bundled
+      ? 'install the latest Kebab extension'
+      : 'update your kebab-lsp clone and reinstall it (`pipx install --force <clone>`, or `uv tool install --reinstall <clone>`), or clear "kebab.serverPath" to use the server bundled with this extension';
+    vscode.window.showWarningMessage(
+      `Kebab: kebab-lsp ${version ?? '(no version reported)'} (${server}) is older than this extension needs (${MIN_SERVER_VERSION} or newer). To upgrade, ${upgrade}.`,
+    );
   }
 
   async stop(): Promise<void> {
@@ -550,7 +740,7 @@ function hitItem(hit: SearchHit): HitItem {
 let extension: KebabExtension | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  extension = new KebabExtension();
+  extension = new KebabExtension(context.extensionPath);
   context.subscriptions.push(extension);
   // Not awaited: VS Code should finish activating while the server starts.
   void extension.start();

@@ -18,9 +18,13 @@ const EXT = path.dirname(HERE);
 const REPO = path.resolve(EXT, '..', '..');
 const CACHE = path.join(EXT, '.cache');
 const SHOTS = path.join(CACHE, 'screenshots');
-const VSIX = path.join(CACHE, 'vsix', 'kebab.vsix');
+// The platform-specific VSIX that setup.sh built for this machine (server bundled).
+const VSIX_DIR = path.join(CACHE, 'vsix');
+const VSIX = process.env.KEBAB_VSIX
+  || path.join(VSIX_DIR, fs.readdirSync(VSIX_DIR).find((f) => /^kebab-lsp-.*-(linux|darwin|win32)-\w+\.vsix$/.test(f)) ?? 'none.vsix');
 const CODE_SERVER = path.join(CACHE, 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
-const SERVER_PATH = process.env.KEBAB_LSP || path.join(REPO, '.venv', 'bin', 'kebab-lsp');
+// Only for the version handshake check: a real server that reports an old version.
+const REPO_PYTHON = path.join(REPO, '.venv', 'bin', 'python');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const TOTAL_TIMEOUT_MS = Number(process.env.KEBAB_E2E_TIMEOUT_MS || 300_000);
 const STEP_TIMEOUT_MS = 20_000;
@@ -234,6 +238,14 @@ async function clearToasts(page) {
   }
 }
 
+/** Every notification gone, toasts and the notification center alike. */
+async function clearAllNotifications(page) {
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  await page.locator(SEL.toast).first().waitFor({ state: 'detached', timeout: STEP_TIMEOUT_MS }).catch(() => {});
+  const left = await page.locator(SEL.toast).count();
+  if (left) fail(`${left} notification(s) still shown after clearing them all`);
+}
+
 /** F1, type the command's title, wait for its row, Enter. Retried: the palette lists only the
  * commands known when it opened, and extensions register theirs a moment after start-up. */
 async function runCommand(page, title) {
@@ -345,7 +357,7 @@ let currentPage;
 
 async function main() {
   for (const [what, file] of [['the packaged extension', VSIX], ['code-server', CODE_SERVER],
-    ['kebab-lsp', SERVER_PATH], ['chromium', CHROMIUM]]) {
+    ['the repo venv\'s python', REPO_PYTHON], ['chromium', CHROMIUM]]) {
     if (!fs.existsSync(file)) fail(`${what} not found at ${file} (run editors/vscode/test/setup.sh)`);
   }
   fs.rmSync(SHOTS, { recursive: true, force: true });
@@ -364,8 +376,9 @@ async function main() {
   }
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
   const settingsFile = path.join(userData, 'User', 'settings.json');
+  // No kebab.serverPath: the extension runs the server bundled in the VSIX with the Python it
+  // finds on PATH, and no kebab-lsp is on PATH (checked below).
   const baseSettings = {
-    'kebab.serverPath': SERVER_PATH,
     'kebab.serverArgs': ['--log-file', serverLog],
     'kebab.indexDir': indexDir,
     'workbench.startupEditor': 'none',
@@ -383,15 +396,40 @@ async function main() {
   fs.writeFileSync(settingsFile, JSON.stringify(baseSettings, null, 2));
 
   const node = process.execPath;
-  const env = { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH}` };
+  // PATH without any folder that holds a kebab-lsp (the repo's .venv/bin, a pipx bin, ...).
+  const pathDirs = (process.env.PATH ?? '').split(':').filter((d) => d && !fs.existsSync(path.join(d, 'kebab-lsp')));
+  const env = { ...process.env, PATH: [path.dirname(node), ...pathDirs].join(':') };
   delete env.VSCODE_IPC_HOOK_CLI;
+  delete env.VIRTUAL_ENV;
+  const onPath = spawnSync('sh', ['-c', 'command -v kebab-lsp'], { env, encoding: 'utf8' });
+  if (onPath.status === 0) fail(`kebab-lsp is still on PATH: ${onPath.stdout.trim()}`);
+  // A real server that reports an old version (for the version handshake check).
+  const oldServer = path.join(tmp, 'old-kebab-lsp');
+  fs.writeFileSync(oldServer, `#!/bin/sh\nexec ${JSON.stringify(REPO_PYTHON)} -c "import kebab_lsp; kebab_lsp.__version__ = '0.0.1'; from kebab_lsp.cli import serve_main; serve_main()" "$@"\n`);
+  fs.chmodSync(oldServer, 0o755);
+
+  // A test double of the Python extension (its interpreter API only), packaged here and
+  // installed beside kebab; it reports the interpreter named in pythonExtFile, none until then.
+  const pythonExtFile = path.join(tmp, 'python-extension-selection');
+  env.KEBAB_E2E_PYTHON_EXT_FILE = pythonExtFile;
+  const stubVsix = path.join(tmp, 'python-extension-stub.vsix');
+  const stub = spawnSync(path.join(EXT, 'node_modules', '.bin', 'vsce'), ['package', '--allow-missing-repository',
+    '--skip-license', '--no-dependencies', '--out', stubVsix], { cwd: path.join(HERE, 'python-extension-stub'), env,
+    encoding: 'utf8', timeout: 120_000 });
+  if (stub.status !== 0) fail(`packaging the Python extension double failed: ${stub.stdout}${stub.stderr}`);
 
   log('installing the .vsix into a temp extensions dir');
   const install = spawnSync(node, [CODE_SERVER, '--install-extension', VSIX, '--extensions-dir', extDir,
     '--user-data-dir', userData], { env, encoding: 'utf8', timeout: 120_000 });
   if (install.status !== 0) fail(`--install-extension failed (${install.status}): ${install.stdout}${install.stderr}`);
+  const installStub = spawnSync(node, [CODE_SERVER, '--install-extension', stubVsix, '--extensions-dir', extDir,
+    '--user-data-dir', userData], { env, encoding: 'utf8', timeout: 120_000 });
+  if (installStub.status !== 0) fail(`installing the Python extension double failed: ${installStub.stdout}${installStub.stderr}`);
   const installed = fs.readdirSync(extDir).filter((d) => d.startsWith('kebab.kebab-lsp-'));
   if (!installed.length) fail(`the extension is not in ${extDir}: ${fs.readdirSync(extDir).join(', ')}`);
+  const launcher = path.join(extDir, installed[0], 'server', 'launch.py');
+  if (!fs.existsSync(launcher)) fail(`the installed extension has no bundled server (${launcher})`);
+  log(`installed ${installed[0]} (${(fs.statSync(VSIX).size / 1e6).toFixed(1)} MB VSIX) with its bundled server`);
 
   const port = await freePort();
   const config = path.join(tmp, 'code-server.yaml');
@@ -511,6 +549,13 @@ async function main() {
     await shot(page, 'workspace-symbol-opened');
   });
 
+  await check('the server that answers is the bundled one, run by a Python from PATH', async () => {
+    const ps = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).stdout.split('\n');
+    const running = ps.filter((line) => line.includes(launcher));
+    if (!running.length) fail(`no process runs ${launcher}`);
+    log(`  ${running[0].trim().slice(0, 160)}`);
+  });
+
   await check('the status bar item shows the indexed file count', async () => {
     const item = page.locator('[id="workbench.parts.statusbar"] .statusbar-item').filter({ hasText: /Kebab: \d+ files/ });
     await item.first().waitFor({ state: 'visible', timeout: 15_000 });
@@ -561,29 +606,87 @@ async function main() {
     await clearToasts(page);
   });
 
+  const editSettings = async (settings) => {
+    await runCommand(page, 'Preferences: Open User Settings (JSON)');
+    const editor = page.locator('.monaco-editor[data-uri$="settings.json"]').first();
+    await editor.waitFor({ state: 'visible' });
+    await sleep(300);
+    await editor.locator('.view-lines').click();
+    await page.keyboard.press('Control+a');
+    // insertText types no keys, so the editor's bracket and quote auto-closing stays out.
+    await page.keyboard.insertText(JSON.stringify(settings, null, 2));
+    await page.keyboard.press('Control+s');
+    await sleep(300);
+    await page.keyboard.press('Control+w');
+  };
+
   await check('a kebab.* setting edited in VS Code reaches the server (didChangeConfiguration)', async () => {
     // Edit the user settings.json in VS Code's own editor and save, as a person would; the
     // extension forwards the change and the server re-opens the index without the .go file.
     const item = page.locator('[id="workbench.parts.statusbar"] .statusbar-item');
     const total = Object.keys(FILES).length;
-    const editSettings = async (settings) => {
-      await runCommand(page, 'Preferences: Open User Settings (JSON)');
-      const editor = page.locator('.monaco-editor[data-uri$="settings.json"]').first();
-      await editor.waitFor({ state: 'visible' });
-      await sleep(300);
-      await editor.locator('.view-lines').click();
-      await page.keyboard.press('Control+a');
-      // insertText types no keys, so the editor's bracket and quote auto-closing stays out.
-      await page.keyboard.insertText(JSON.stringify(settings, null, 2));
-      await page.keyboard.press('Control+s');
-      await sleep(300);
-      await page.keyboard.press('Control+w');
-    };
     await editSettings({ ...baseSettings, 'kebab.exclude': ['*.go'] });
     await item.filter({ hasText: `Kebab: ${total - 1} files` }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await shot(page, 'setting-changed');
     await editSettings(baseSettings);
     await item.filter({ hasText: `Kebab: ${total} files` }).first().waitFor({ state: 'visible', timeout: 30_000 });
+  });
+
+  await check('the Python extension\'s selected interpreter is used before PATH', async () => {
+    // A path no PATH lookup yields: a symlink to this machine's python3.
+    const real = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { env, encoding: 'utf8' }).stdout.trim();
+    const selected = path.join(tmp, 'selected-python', 'python3');
+    fs.mkdirSync(path.dirname(selected), { recursive: true });
+    fs.symlinkSync(real, selected);
+    fs.writeFileSync(pythonExtFile, selected);
+    await runCommand(page, 'Kebab: Restart Server');
+    const until = Date.now() + 30_000;
+    let running = [];
+    while (Date.now() < until) {
+      running = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).stdout.split('\n').filter((l) => l.includes(launcher));
+      if (running.length === 1 && running[0].startsWith(`${selected} -I -S`)) break;
+      await sleep(250);
+    }
+    if (!(running.length === 1 && running[0].startsWith(`${selected} -I -S`))) fail(`server processes: ${JSON.stringify(running)}`);
+    await page.locator('[id="workbench.parts.statusbar"] .statusbar-item').filter({ hasText: /Kebab: \d+ files/ })
+      .first().waitFor({ state: 'visible', timeout: 30_000 });
+    fs.rmSync(pythonExtFile);
+  });
+
+  await check('without a usable Python: one error message that names the fix', async () => {
+    await clearToasts(page);
+    await editSettings({ ...baseSettings, 'kebab.interpreter': path.join(tmp, 'no-such-python3') });
+    const toast = page.locator(SEL.toast).filter({ hasText: 'needs CPython' });
+    await toast.first().waitFor({ state: 'visible', timeout: 30_000 });
+    const text = await toast.first().innerText();
+    if (!text.includes('no-such-python3: not found') || !text.includes('Set "kebab.interpreter" to a CPython')) {
+      fail(`message: ${JSON.stringify(text)}`);
+    }
+    await sleep(700);
+    await shot(page, 'no-interpreter');
+    const ours = await page.locator(SEL.toast).filter({ hasText: /Kebab: (the bundled|could not start)/ }).count();
+    if (ours !== 1) fail(`${ours} start-up error messages, not one`);
+    await clearAllNotifications(page);
+  });
+
+  await check('a server older than the extension needs: one warning with the upgrade command', async () => {
+    await clearToasts(page);
+    await editSettings({ ...baseSettings, 'kebab.serverPath': oldServer });
+    const toast = page.locator(SEL.toast).filter({ hasText: 'older than this extension needs' });
+    await toast.first().waitFor({ state: 'visible', timeout: 30_000 });
+    const text = await toast.first().innerText();
+    if (!text.includes('kebab-lsp 0.0.1') || !text.includes('pipx install --force')) fail(`warning: ${JSON.stringify(text)}`);
+    await sleep(700);
+    await shot(page, 'old-server');
+    await clearAllNotifications(page);
+    // The same server again (a restart): no second warning.
+    await runCommand(page, 'Kebab: Restart Server');
+    await page.locator('[id="workbench.parts.statusbar"] .statusbar-item').filter({ hasText: /Kebab: \d+ files/ })
+      .first().waitFor({ state: 'visible', timeout: 30_000 });
+    await sleep(1000);
+    const again = await page.locator(SEL.toast).filter({ hasText: 'older than this extension needs' }).count();
+    if (again !== 0) fail('warned twice about the same server');
+    await editSettings(baseSettings);
   });
 
   if (pageErrors.length) log(`page errors (not failures): ${pageErrors.slice(0, 5).join(' | ')}`);

@@ -6,8 +6,9 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../../.." && pwd)"
-if [[ ! -x "${KEBAB_LSP:-$REPO/.venv/bin/kebab-lsp}" ]]; then
-    echo "run.sh: ${KEBAB_LSP:-$REPO/.venv/bin/kebab-lsp} is missing: run 'make venv' first" >&2
+# The repo's venv packages the server into the VSIX (pip) and runs the old-server check.
+if [[ ! -x "$REPO/.venv/bin/python" ]]; then
+    echo "run.sh: $REPO/.venv/bin/python is missing: run 'make venv' first" >&2
     exit 1
 fi
 t0=$SECONDS

@@ -6,7 +6,8 @@
 #     code-server's native modules compile against.
 #   - Node 24 (code-server 4.139 requires it), from the npm registry package node-linux-<arch>.
 #   - code-server@4.139.1 (a complete VS Code 1.139.1) and playwright-core.
-#   - The extension's own dependencies (npm ci), compiled with tsc and packaged with vsce.
+#   - The extension's own dependencies (npm ci), then scripts/package_platform.py: tsc, the
+#     server and its dependencies for this machine's target and python3, and vsce package.
 #
 # Only the package registries are used: nothing downloads a browser or VS Code build of its own.
 set -euo pipefail
@@ -81,7 +82,9 @@ if [[ ! -f "$PW_DIR/node_modules/playwright-core/package.json" ]] \
             "playwright-core@$PLAYWRIGHT_VERSION" >/dev/null)
 fi
 
-# --- the extension: npm ci, tsc, vsce package -----------------------------------------------
+# --- the extension: npm ci, then the platform-specific VSIX with the server bundled ------------
+# For this machine's target and the Python the extension will find on PATH (python3), so the
+# test runs the server as a user of this VSIX would. Rebuilt only when its inputs changed.
 cd "$EXT"
 export PATH="$NODE24_BIN:$PATH"
 LOCK_STAMP="$EXT/node_modules/.kebab-lock.sha"
@@ -91,10 +94,26 @@ if [[ ! -f "$LOCK_STAMP" ]] || [[ "$(cat "$LOCK_STAMP")" != "$lock_sum" ]]; then
     npm ci --loglevel=error >/dev/null
     echo "$lock_sum" >"$LOCK_STAMP"
 fi
-log "compiling (tsc, via vscode:prepublish) and packaging the extension (vsce)"
-mkdir -p "$CACHE/vsix"
-rm -f "$CACHE/vsix/"*.vsix
-npx --no-install vsce package --allow-missing-repository --skip-license \
-    --out "$CACHE/vsix/kebab.vsix" </dev/null >"$CACHE/vsix/package.log" 2>&1 \
-    || { cat "$CACHE/vsix/package.log" >&2; exit 1; }
-log "ready: $CACHE/vsix/kebab.vsix"
+case "$(uname -m)" in
+    x86_64) TARGET=linux-x64 ;;
+    aarch64 | arm64) TARGET=linux-arm64 ;;
+esac
+PY_VERSION="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+REPO="$(cd "$EXT/../.." && pwd)"
+PYTHON="${KEBAB_PACKAGE_PYTHON:-$REPO/.venv/bin/python}"
+inputs_sum="$( (cd "$REPO" && find pyproject.toml constraints.txt kebab_lsp indexing search \
+    editors/vscode/src editors/vscode/launcher editors/vscode/scripts editors/vscode/package.json \
+    editors/vscode/.vscodeignore -type f ! -path '*/__pycache__/*' -print0 | sort -z \
+    | xargs -0 sha256sum; echo "$TARGET $PY_VERSION") | sha256sum | cut -d' ' -f1)"
+VSIX_STAMP="$CACHE/vsix/.inputs.sha"
+if [[ ! -f "$VSIX_STAMP" ]] || [[ "$(cat "$VSIX_STAMP")" != "$inputs_sum" ]] \
+    || ! ls "$CACHE/vsix/"kebab-lsp-*-"$TARGET".vsix >/dev/null 2>&1; then
+    log "packaging the $TARGET VSIX for CPython $PY_VERSION (about 3 min)"
+    mkdir -p "$CACHE/vsix"
+    rm -f "$CACHE/vsix/"*.vsix "$VSIX_STAMP"
+    "$PYTHON" "$EXT/scripts/package_platform.py" --target "$TARGET" --python "$PY_VERSION" \
+        --out-dir "$CACHE/vsix" >"$CACHE/vsix/package.log" 2>&1 \
+        || { tail -40 "$CACHE/vsix/package.log" >&2; exit 1; }
+    echo "$inputs_sum" >"$VSIX_STAMP"
+fi
+log "ready: $(ls "$CACHE/vsix/"kebab-lsp-*-"$TARGET".vsix)"

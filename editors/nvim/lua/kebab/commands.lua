@@ -6,6 +6,7 @@
 ---   :KebabSymbols[!] [query]   workspace/symbol; ! sends them to the quickfix list.
 ---   :KebabStatus               kebab/status summary.
 ---   :KebabReindex              rebuild the index from scratch (kebab.reindex).
+---   :KebabInstall [python]     the server, into a private venv from this plugin's checkout.
 
 local M = {}
 
@@ -86,6 +87,13 @@ function M.define()
   create("KebabReindex", function()
     require("kebab").reindex()
   end, { nargs = 0, desc = "kebab: rebuild the index from scratch" })
+  create("KebabInstall", function(cmd)
+    require("kebab.install").install({ python = cmd.args ~= "" and vim.fn.expand(cmd.args) or nil })
+  end, {
+    nargs = "?",
+    complete = "file",
+    desc = "kebab: install the server into a private venv (stdpath('data')/kebab/venv)",
+  })
 end
 
 return M

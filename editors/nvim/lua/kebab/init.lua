@@ -15,9 +15,13 @@ local M = {}
 
 M.name = "kebab"
 
+--- The oldest server this plugin works with (its serverInfo.version, from `initialize`).
+M.MIN_SERVER_VERSION = "0.1.0"
+
 M.defaults = {
-  -- Command that starts the server (stdio).
-  cmd = { "kebab-lsp" },
+  -- Command that starts the server (stdio). nil: the private server :KebabInstall made
+  -- (stdpath("data")/kebab/venv), else `kebab-lsp` on PATH.
+  cmd = nil,
   -- nil: start for every file buffer; a list: only for these filetypes.
   filetypes = nil,
   -- Start a client automatically when a matching buffer is opened (after setup()).
@@ -133,21 +137,92 @@ function M.capabilities(extra)
   )
 end
 
-local function start(root, bufnr)
+--- The server to start and where it came from: `cmd` from setup() ("cmd"), the private venv
+--- of :KebabInstall ("venv"), or `kebab-lsp` on PATH ("path"). nil when there is none.
+function M.server_cmd()
+  if M.config.cmd ~= nil then
+    return M.config.cmd, "cmd"
+  end
+  local private = require("kebab.install").server()
+  if private then
+    return { private }, "venv"
+  end
+  if vim.fn.executable("kebab-lsp") == 1 then
+    return { "kebab-lsp" }, "path"
+  end
+  return nil, nil
+end
+
+-- Servers (command and version) already warned about being too old: once each per session.
+local warned_versions = {}
+
+--- Warn once when the server that answered `initialize` is older than this plugin needs.
+local function check_version(client, result, source)
+  local info = type(result) == "table" and type(result.serverInfo) == "table" and result.serverInfo or {}
+  local version = info.version
+  if type(version) == "string" and require("kebab.install").at_least(version, vim.tbl_map(tonumber,
+    vim.split(M.MIN_SERVER_VERSION, ".", { plain = true }))) then
+    return
+  end
+  local cmd = client.config and client.config.cmd
+  local key = (type(cmd) == "table" and table.concat(cmd, " ") or tostring(cmd)) .. "@" .. tostring(version)
+  if warned_versions[key] then
+    return
+  end
+  warned_versions[key] = true
+  local fix = source == "venv" and "run :KebabInstall to upgrade it"
+    or ("run :KebabInstall (a private server from this plugin's checkout, used when `cmd` is not set), "
+      .. "or reinstall yours from it: pipx install --force "
+      .. (require("kebab.install").source() or "/path/to/kebab-lsp"))
+  vim.schedule(function()
+    notify(
+      ("kebab-lsp %s is older than this plugin needs (%s or newer): %s"):format(
+        type(version) == "string" and version or "(no version reported)",
+        M.MIN_SERVER_VERSION,
+        fix
+      ),
+      vim.log.levels.WARN
+    )
+  end)
+end
+
+local function start(root, bufnr, auto)
   local cfg = M.config
-  local exe = type(cfg.cmd) == "table" and cfg.cmd[1] or nil
+  local cmd, source = M.server_cmd()
+  if cmd == nil then
+    -- Autostart asks again for every file opened: it is told once (per install); a command
+    -- the user runs is always answered.
+    local installing = require("kebab.install").running
+    if auto and M._missing_told == installing then
+      return nil
+    end
+    M._missing_told = installing
+    if installing then
+      notify("the server is still being installed (:KebabInstall); it starts when that is done", vim.log.levels.WARN)
+    else
+      notify(
+        "kebab-lsp is not installed: run :KebabInstall (a private copy under "
+          .. require("kebab.install").dir()
+          .. "), or put kebab-lsp on PATH, or set `cmd` in setup()",
+        vim.log.levels.ERROR
+      )
+    end
+    return nil
+  end
+  local exe = type(cmd) == "table" and cmd[1] or nil
   if exe and vim.fn.executable(exe) == 0 then
     notify(
-      ("cannot start the server: %q is not executable (install kebab-lsp or set `cmd` in setup())"):format(
-        exe
-      ),
+      ("cannot start the server: %q is not executable (run :KebabInstall, or fix `cmd` in setup())"):format(exe),
       vim.log.levels.ERROR
     )
     return nil
   end
   local config = {
     name = M.name,
-    cmd = cfg.cmd,
+    cmd = cmd,
+    on_init = function(client, result)
+      check_version(client, result, source)
+    end,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },
     -- An empty Lua table would go out as a JSON list; the server wants an object.
@@ -613,13 +688,28 @@ vim.api.nvim_create_autocmd("LspDetach", {
   end,
 })
 
+--- Called when :KebabInstall succeeded: start clients for the file buffers already open.
+function M._installed()
+  M._missing_told = nil
+  if M._setup_done and M.config.autostart then
+    for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(bufnr) and is_file_buffer(bufnr) and not kebab_clients({ bufnr = bufnr })[1] then
+        local ft = vim.bo[bufnr].filetype
+        if not M.config.filetypes or vim.tbl_contains(M.config.filetypes, ft) then
+          util.safe(M._autostart)(bufnr)
+        end
+      end
+    end
+  end
+end
+
 local function autostart(bufnr)
   if not is_file_buffer(bufnr) then
     return
   end
   local root = M.root_for(bufnr)
   if root then
-    start(root, bufnr)
+    start(root, bufnr, true)
   end
 end
 
@@ -653,6 +743,7 @@ function M.setup(opts)
     end
   end
   M._setup_done = true
+  M._autostart = autostart
   require("kebab.commands").define()
 
   local auto = vim.api.nvim_create_augroup("kebab_autostart", { clear = true })
