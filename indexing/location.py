@@ -83,9 +83,11 @@ def remember_workspace(index_dir: Path, root: Path) -> None:
     try:
         if marker.is_file() and marker.read_text(encoding="utf-8") == text:
             return
-        index_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(index_dir)
         partial = marker.with_name(f".{MARKER}.{time.time_ns()}")
-        partial.write_text(text, encoding="utf-8")
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
         partial.replace(marker)
     except OSError:
         pass
