@@ -115,6 +115,30 @@ def chunk_id_for(path: str, start_line: int, text: str) -> str:
     return digest.hexdigest()
 
 
+class RefKind(StrEnum):
+    """How a name is used where it occurs: imported, called, mentioned, or spelled in a string.
+    Declared in rank order: a usage answer lists imports and calls above bare mentions."""
+
+    IMPORT = "import"
+    CALL = "call"
+    IDENTIFIER = "identifier"
+    STRING = "string"
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """One use of a name in a file, read off the syntax tree. `name` is the identifier (for a
+    string, its content); `receiver` is the text a call is made on (`self.store` in
+    `self.store.write()`); `symbol` indexes into `Extraction.symbols`: the innermost definition
+    the use sits in, None at top level. A definition's own name is never a ref."""
+
+    name: str
+    kind: RefKind
+    span: Span
+    symbol: int | None = None
+    receiver: str | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Extraction:
     """Everything indexing learns from one file's text."""
@@ -122,3 +146,4 @@ class Extraction:
     lang: str
     symbols: list[Symbol] = field(default_factory=list)
     chunks: list[Chunk] = field(default_factory=list)
+    refs: list[Ref] = field(default_factory=list)
