@@ -11,7 +11,9 @@ from indexing.text import FTS_TOKENIZER
 
 # 6: identifier parts are split in every script (`getGrößeInPixel` -> `get größe in pixel`),
 #    not only in ASCII.
-SCHEMA_VERSION = 6
+# 7: `refs`: uses of names (imports, calls, identifiers, strings) with their enclosing
+#    definitions.
+SCHEMA_VERSION = 7
 
 # Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
 # order of `chunks_fts`: names, parts, path, body).
@@ -90,6 +92,21 @@ CREATE TABLE IF NOT EXISTS changes(
     path TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS changes_version ON changes(version);
+-- Uses of names (`indexing.records.Ref`): `symbol_id` is the enclosing definition, null at top
+-- level; `kind` is import, call, identifier or string.
+CREATE TABLE IF NOT EXISTS refs(
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    symbol_id INTEGER,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    receiver TEXT,
+    start_line INTEGER NOT NULL,
+    start_col INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    end_col INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
+CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id);
 CREATE TABLE IF NOT EXISTS embed_cache(
     model TEXT NOT NULL,
     text_hash TEXT NOT NULL,

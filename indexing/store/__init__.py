@@ -9,7 +9,8 @@ Why the shape:
 
 `Store` is the one object callers use; each part of it is a module of its own: `connection`
 (open, rebuild, per-thread connections, meta), `writes`, `changes` (the change log),
-`retrieval` (the read API search uses), `catalog` (what is indexed) and `embed_cache`.
+`retrieval` (the read API search uses), `refs` (uses of names, and what handles resolve
+through), `catalog` (what is indexed) and `embed_cache`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from indexing.store.catalog import Catalog, FileState, FileText, Stats
 from indexing.store.changes import CHANGES_KEEP
 from indexing.store.connection import DB_NAME, StoreError
 from indexing.store.embed_cache import EmbeddingCache, EmbeddingSource
+from indexing.store.refs import FileRow, RefKey, RefRow, Refs
 from indexing.store.retrieval import QuerySyntaxError, Retrieval
 from indexing.store.rows import ChunkRow, SymbolRow
 from indexing.store.writes import FileWrite, Writes
@@ -31,9 +33,12 @@ __all__ = [
     "EmbeddingSource",
     "FileState",
     "FileText",
+    "FileRow",
     "FileWrite",
     "Filters",
     "QuerySyntaxError",
+    "RefKey",
+    "RefRow",
     "Stats",
     "Store",
     "StoreError",
@@ -42,5 +47,5 @@ __all__ = [
 ]
 
 
-class Store(Writes, Retrieval, Catalog, EmbeddingCache):
+class Store(Writes, Retrieval, Refs, Catalog, EmbeddingCache):
     """Owns one index directory's SQLite database."""

@@ -28,6 +28,9 @@ class ChunkRow:
     is_generated: bool
     symbol: Symbol | None
     rank: float = 0.0  # raw bm25 when it came from FTS; never sent to clients
+    file_rowid: int = 0  # what stable handles are made of (`search.handles`)
+    file_hash: str = ""
+    symbol_ord: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +46,8 @@ CHUNK_COLUMNS = """
     c.text_hash, f.is_test, f.is_generated,
     s.name, s.kind, s.container, s.qualified_name,
     s.start_line, s.start_col, s.end_line, s.end_col,
-    s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_end_col, s.signature, s.doc
+    s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_end_col, s.signature, s.doc,
+    f.id, f.hash, s.ord
 """
 CHUNK_FROM = """
     FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id
@@ -84,4 +88,7 @@ def chunk_from(row: Sequence[Any], rank: float = 0.0) -> ChunkRow:
         is_generated=bool(row[11]),
         symbol=symbol_from(row[12:26]) if row[12] is not None else None,
         rank=rank,
+        file_rowid=row[26],
+        file_hash=row[27],
+        symbol_ord=row[28],
     )
