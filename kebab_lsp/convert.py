@@ -70,8 +70,12 @@ def retrieval_wire(r: Retrieval) -> dict[str, Any]:
 def hit_wire(hit: Hit, explain: bool) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": hit.chunk_id,
+        "chunk_id": hit.chunk_id,
+        "symbol_id": hit.symbol_id,
+        "file_id": hit.file_id,
         "path": hit.path,
         "location": location(hit.root, hit.path, hit.span),
+        "selection": span_range(hit.selection or hit.span),
         "lines": {"start": hit.chunk_lines[0], "end": hit.chunk_lines[1]},
         "title": hit.title,
         "kind": hit.kind,
@@ -85,6 +89,8 @@ def hit_wire(hit: Hit, explain: bool) -> dict[str, Any]:
         },
         "score": hit.score,
     }
+    if hit.ref is not None:
+        out["ref"] = dict(hit.ref)
     if explain:
         out["retrieval"] = retrieval_wire(hit.retrieval)
     return out

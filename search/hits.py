@@ -11,6 +11,7 @@ from __future__ import annotations
 from indexing.positions import utf16_len
 from indexing.records import Span
 from indexing.store import ChunkRow
+from search.handles import chunk_handles
 from search.types import Hit, Retrieval, Snippet
 
 
@@ -99,8 +100,11 @@ def build_hit(
         span = sym.selection
     else:
         span = Span(row.start_line, 0, row.start_line, utf16_len(lines[0]) if lines else 0)
+    file_id, symbol_id = chunk_handles(row)
     return Hit(
         chunk_id=row.chunk_id,
+        file_id=file_id,
+        symbol_id=symbol_id,
         root=root,
         path=row.path,
         lang=row.lang,

@@ -38,6 +38,8 @@ class SearchRequest:
     filters: Filters = field(default_factory=Filters)
     explain: bool = False
     snippet_chars: int = DEFAULT_SNIPPET_CHARS
+    intent: str = "auto"  # see search.request.INTENTS
+    group: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,10 @@ class Hit:
     snippet: Snippet
     score: float
     retrieval: Retrieval
+    file_id: str = ""  # stable handles (`search.handles`); chunk_id is the chunk's
+    symbol_id: str | None = None
+    selection: Span | None = None  # the best match inside the citation, when it is narrower
+    ref: dict[str, Any] | None = None  # a usage hit: the ref's kind, name and receiver
 
 
 @dataclass(slots=True)

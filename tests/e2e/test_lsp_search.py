@@ -96,7 +96,7 @@ async def test_search_in_every_mode_explains_itself(start_server: StartFn,
     assert "parse_config" in [h["symbol"] for h in hybrid["hits"][:3]]
     assert hybrid["meta"]["intent"] == {"name": "hybrid", "rule": "mode set by request"}
     auto = valid(await s.search({"query": query, "mode": "auto"}))
-    assert auto["meta"]["intent"] == {"name": "semantic", "rule": "natural language"}
+    assert auto["meta"]["intent"] == {"name": "concept", "rule": "natural language"}
 
 
 BAD_PARAMS: list[tuple[Any, str]] = [
