@@ -107,6 +107,8 @@ CREATE TABLE IF NOT EXISTS refs(
 );
 CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
 CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id);
+-- Definitions by name: textDocument/references with includeDeclaration.
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);
 CREATE TABLE IF NOT EXISTS embed_cache(
     model TEXT NOT NULL,
     text_hash TEXT NOT NULL,

@@ -12,7 +12,12 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from indexing.records import Span
+from indexing.positions import utf16_len
+from indexing.records import RefKind, Span
+from indexing.store import ChunkRow
+from search.context import Context
+from search.describe import Related, SymbolInfo
+from search.handles import chunk_handles
 from search.types import Hit, Meta, Retrieval, SearchResult
 
 if TYPE_CHECKING:  # lsprotocol.types costs about 0.6 s of CPU to import; the CLI never needs it
@@ -191,3 +196,62 @@ def workspace_symbol(m: FolderMatch, query: str) -> lsp.WorkspaceSymbol:
         location=lsp_location(m.root, m.match.row.path, sym.range),
         container_name=sym.container,
     )
+
+
+# -- kebab/symbol and kebab/context -------------------------------------------------------------
+
+
+def _related_wire(root: str, path: str, related: Related) -> dict[str, Any]:
+    sym = related.symbol
+    return {"symbol_id": related.symbol_id, "name": sym.name, "kind": str(sym.kind),
+            "location": location(root, path, sym.range), "selection": span_range(sym.selection)}
+
+
+def symbol_wire(info: SymbolInfo) -> dict[str, Any]:
+    sym = info.symbol
+    counts = {kind.value: info.ref_counts.get(kind.value, 0) for kind in RefKind}
+    return {
+        "symbol_id": info.symbol_id,
+        "file_id": info.file_id,
+        "chunk_id": info.chunk_id,
+        "path": info.path,
+        "lang": info.lang,
+        "name": sym.name,
+        "qualified_name": sym.qualified_name,
+        "kind": str(sym.kind),
+        "container": sym.container,
+        "location": location(info.root, info.path, sym.range),
+        "selection": span_range(sym.selection),
+        "signature": sym.signature,
+        "doc": sym.doc,
+        "parent": _related_wire(info.root, info.path, info.parent) if info.parent else None,
+        "children": [_related_wire(info.root, info.path, c) for c in info.children],
+        "ref_counts": {"by_kind": [{"kind": k, "count": n} for k, n in counts.items()],
+                       "total": sum(counts.values())},
+    }
+
+
+def block_wire(root: str, row: ChunkRow) -> dict[str, Any]:
+    file_id, symbol_id = chunk_handles(row)
+    last = row.text.rsplit("\n", 1)[-1]
+    span = Span(row.start_line, 0, row.end_line, utf16_len(last))
+    sym = row.symbol
+    return {
+        "chunk_id": row.chunk_id,
+        "symbol_id": symbol_id,
+        "file_id": file_id,
+        "path": row.path,
+        "location": location(root, row.path, span),
+        "lines": {"start": row.start_line, "end": row.end_line},
+        "kind": str(sym.kind) if sym else row.chunk_kind,
+        "title": sym.qualified_name if sym else (row.context or f"{row.path}:{row.start_line + 1}"),
+        "text": row.text,
+    }
+
+
+def context_wire(ctx: Context) -> dict[str, Any]:
+    return {
+        "before": [block_wire(ctx.root, c) for c in ctx.before],
+        "block": block_wire(ctx.root, ctx.target),
+        "after": [block_wire(ctx.root, c) for c in ctx.after],
+    }

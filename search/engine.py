@@ -23,6 +23,7 @@ from search.hybrid import lexical_weight, oversample, rrf
 from search.query import Intent, ParsedQuery, highlight_words, parse, route, usage_question
 from search.request import validate
 from search.types import (
+    DEFAULT_SNIPPET_CHARS,
     Candidate,
     Hit,
     Meta,
@@ -179,8 +180,18 @@ class Searcher:
 
     def _usage(self, req: SearchRequest, intent: Intent, meta: Meta,
                started: float) -> SearchResult:
-        hits, total = usage.find(self.store, str(self.root), usage.usage_name(intent.symbol),
-                                 req.filters, req.k, req.snippet_chars)
+        return self.usages(usage.usage_name(intent.symbol), req.filters, req.k, meta=meta,
+                           snippet_chars=req.snippet_chars, started=started)
+
+    def usages(self, name: str, filters: Filters, k: int, kinds: tuple[str, ...] = (),
+               meta: Meta | None = None, snippet_chars: int = DEFAULT_SNIPPET_CHARS,
+               started: float | None = None) -> SearchResult:
+        """The refs of `name` (`search.usage`), as `kebab/search` and `kebab/references`
+        answer them."""
+        started = time.perf_counter() if started is None else started
+        meta = meta or Meta(mode="auto", intent={"name": "usage", "rule": "references"})
+        hits, total = usage.find(self.store, str(self.root), name, filters, k, snippet_chars,
+                                 kinds)
         usage.describe(meta, hits, total)
         self._index_meta(meta, "refs")
         meta.timing = {"total_ms": _ms(started)}

@@ -154,3 +154,23 @@ class Refs(StoreConnection):
         r = self.conn.execute("SELECT text FROM file_text WHERE file_id = ?",
                               (file_rowid,)).fetchone()
         return str(r[0]) if r else None
+
+    def name_at(self, path: str, line: int, col: int) -> str | None:
+        """The name used or defined at a position of a file (its end counts: a cursor just
+        after a word is on it), or None."""
+        found = self.conn.execute(
+            "SELECT r.name FROM refs r JOIN files f ON f.id = r.file_id WHERE f.path = ? AND "
+            "r.kind != 'string' AND r.start_line = ? AND r.start_col <= ? AND r.end_col >= ? "
+            "ORDER BY r.start_col DESC LIMIT 1", (path, line, col, col)).fetchone()
+        if found is None:
+            found = self.conn.execute(
+                "SELECT s.name FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path = ? "
+                "AND s.sel_start_line = ? AND s.sel_start_col <= ? AND s.sel_end_col >= ? "
+                "ORDER BY s.sel_start_col DESC LIMIT 1", (path, line, col, col)).fetchone()
+        return str(found[0]) if found else None
+
+    def definitions_named(self, name: str) -> list[tuple[str, Symbol]]:
+        """(path, symbol) of every definition of `name`, in path order."""
+        return [(r[0], symbol_from(r[1:])) for r in self.conn.execute(
+            f"SELECT f.path, {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id "
+            "WHERE s.name = ? ORDER BY f.path, s.ord", (name,))]
