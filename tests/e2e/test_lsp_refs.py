@@ -4,6 +4,7 @@ textDocument/references, with exact locations, stale handles and bad params."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,18 @@ from jsonschema import Draft202012Validator
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+import kebab_lsp
+
 VALIDATOR = Draft202012Validator(load_schema())
+LOOKUPS = json.loads((Path(kebab_lsp.__file__).parent / "schema/lookups.v1.json").read_text())
+
+
+def conforms(value: Any, definition: str) -> Any:
+    """`value` is valid under one of lookups.v1.json's definitions."""
+    schema = {**LOOKUPS, "$ref": f"#/$defs/{definition}"}
+    errors = list(Draft202012Validator(schema).iter_errors(value))
+    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
+    return value
 
 FILES: dict[str, str] = {
     "lib/store.py": '''"""Storage."""
@@ -75,8 +87,16 @@ async def ready(start_server: StartFn, root: Path, **kwargs: Any) -> Session:
     return s
 
 
+_PARAMS = {"kebab/references": "referencesParams", "kebab/symbol": "symbolParams",
+           "kebab/context": "contextParams", "kebab/similar": "similarParams"}
+_RESULTS = {"kebab/symbol": "symbolResult", "kebab/context": "contextResult"}
+
+
 async def call(s: Session, method: str, params: Any) -> Any:
-    return to_json(await s.request(method, params))
+    """A lookup whose params and answer are checked against the published schema."""
+    conforms(params, _PARAMS[method])
+    answer = to_json(await s.request(method, params))
+    return conforms(answer, _RESULTS[method]) if method in _RESULTS else valid(answer)
 
 
 @pytest.fixture
@@ -196,6 +216,9 @@ async def test_stale_handles_say_so(start_server: StartFn, tree: Path) -> None:
 ])
 async def test_bad_params_are_invalid_params(start_server: StartFn, tree: Path, method: str,
                                              params: Any, message: str) -> None:
+    if isinstance(params, dict) and message != "ends before":  # the schema refuses them too
+        with pytest.raises(AssertionError):
+            conforms(params, _PARAMS[method])
     s = await start_server([tree])
     with pytest.raises(JsonRpcInvalidParams, match=message):
         await s.request(method, params)
