@@ -205,7 +205,7 @@ def _highlight(text: str, spans: list[dict[str, int]], color: bool) -> str:
 
 
 def _print_hit(hit: dict[str, Any], color: bool) -> None:
-    start = hit["location"]["range"]["start"]
+    start = hit["selection"]["start"]  # the best match, inside the cited definition or chunk
     where = f"{hit['path']}:{start['line'] + 1}:{start['character'] + 1}"
     first = hit["snippet"]["text"].split("\n", 1)[0]
     spans = [s for s in hit["snippet"]["highlights"] if s["end"] <= len(first)]

@@ -12,12 +12,12 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from indexing.positions import utf16_len
 from indexing.records import RefKind, Span
 from indexing.store import ChunkRow
 from search.context import Context
 from search.describe import Related, SymbolInfo
 from search.handles import chunk_handles
+from search.hits import chunk_span
 from search.types import Hit, Meta, Retrieval, SearchResult
 
 if TYPE_CHECKING:  # lsprotocol.types costs about 0.6 s of CPU to import; the CLI never needs it
@@ -79,7 +79,7 @@ def hit_wire(hit: Hit, explain: bool) -> dict[str, Any]:
         "symbol_id": hit.symbol_id,
         "file_id": hit.file_id,
         "path": hit.path,
-        "location": location(hit.root, hit.path, hit.span),
+        "location": location(hit.root, hit.path, hit.citation or hit.span),
         "selection": span_range(hit.selection or hit.span),
         "lines": {"start": hit.chunk_lines[0], "end": hit.chunk_lines[1]},
         "title": hit.title,
@@ -233,8 +233,7 @@ def symbol_wire(info: SymbolInfo) -> dict[str, Any]:
 
 def block_wire(root: str, row: ChunkRow) -> dict[str, Any]:
     file_id, symbol_id = chunk_handles(row)
-    last = row.text.rsplit("\n", 1)[-1]
-    span = Span(row.start_line, 0, row.end_line, utf16_len(last))
+    span = chunk_span(row)
     sym = row.symbol
     return {
         "chunk_id": row.chunk_id,

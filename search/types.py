@@ -80,7 +80,7 @@ class Hit:
     root: str  # absolute workspace folder the path is relative to
     path: str
     lang: str
-    span: Span  # the citation: what a client jumps to
+    span: Span  # the best match: what a client jumps to and selects (`selection` on the wire)
     chunk_lines: tuple[int, int]  # 0-based inclusive lines of the whole chunk
     title: str
     kind: str
@@ -91,7 +91,8 @@ class Hit:
     retrieval: Retrieval
     file_id: str = ""  # stable handles (`search.handles`); chunk_id is the chunk's
     symbol_id: str | None = None
-    selection: Span | None = None  # the best match inside the citation, when it is narrower
+    selection: Span | None = None  # kept for callers that set the match apart from `span`
+    citation: Span | None = None  # the cited definition's or chunk's span (`location.range`)
     ref: dict[str, Any] | None = None  # a usage hit: the ref's kind, name and receiver
 
 

@@ -15,7 +15,7 @@ from indexing.positions import utf16_len
 from indexing.store import ChunkRow, RefKey, RefRow, Store
 from indexing.store.refs import KIND_RANK
 from search.handles import file_handle, symbol_handle
-from search.hits import build_hit
+from search.hits import build_hit, chunk_span
 from search.types import Hit, InvalidQuery, Meta, Retrieval
 
 #: A usage hit's score by its kind's rank: calls and imports 1, mentions 1/2, strings 1/3.
@@ -77,6 +77,7 @@ def usage_hit(row: RefRow, chunk: ChunkRow, root: str, snippet_chars: int) -> Hi
     hit = build_hit(chunk, root, (), score, Retrieval("usage"), snippet_chars, focus)
     hit.span = row.span
     hit.selection = row.span
+    hit.citation = row.symbol.range if row.symbol else chunk_span(chunk)
     hit.file_id = file_handle(row.file_rowid, row.path, row.file_hash)
     sym = row.symbol
     hit.symbol_id = (symbol_handle(row.file_rowid, row.path, row.file_hash, row.symbol_ord)

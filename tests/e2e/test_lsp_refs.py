@@ -68,15 +68,24 @@ def at(rel: str, needle: str, offset: int = 0) -> tuple[int, int]:
 
 
 def valid(result: dict[str, Any]) -> dict[str, Any]:
+    """Valid under the published schema, and every hit's selection lies in its location."""
     errors = sorted(VALIDATOR.iter_errors(result), key=lambda e: list(e.path))
     assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
+    for hit in result["hits"]:
+        cited, best = hit["location"]["range"], hit["selection"]
+        assert point(cited["start"]) <= point(best["start"]) <= point(best["end"]) \
+            <= point(cited["end"]), hit
     return result
+
+
+def point(pos: dict[str, int]) -> tuple[int, int]:
+    return pos["line"], pos["character"]
 
 
 def starts(hits: list[dict[str, Any]]) -> list[tuple[str, str, tuple[int, int]]]:
     out = []
     for h in hits:
-        start = h["location"]["range"]["start"]
+        start = h["selection"]["start"]
         out.append((h["path"], h["ref"]["kind"], (start["line"], start["character"])))
     return out
 
@@ -117,7 +126,9 @@ async def test_usage_search_and_references(start_server: StartFn, tree: Path) ->
     assert found["meta"]["recall"]["truncated"] is False
     first = found["hits"][0]
     assert first["title"] == "run" and first["symbol_id"]
-    assert first["selection"] == first["location"]["range"]
+    # The location cites the enclosing definition; the selection is the call's name.
+    assert point(first["location"]["range"]["start"]) == at("app/main.py", "def run")
+    assert point(first["selection"]["start"]) == at("app/main.py", "write(1)")
     assert first["location"]["uri"] == (tree / "app/main.py").as_uri()
 
     # By name: imports and calls above the bare mention; the class's definition is not a use.

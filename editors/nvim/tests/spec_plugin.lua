@@ -156,7 +156,8 @@ H.run(function()
     local byte = line:find("brewCoffee", 1, true) - 1
     H.eq(byte, 37, "byte column of brewCoffee in the fixture")
     local hit = picked.items[picked.index]
-    H.eq(hit.location.range.start, { line = 1, character = 34 }, "UTF-16 position from the server")
+    H.eq(hit.selection.start, { line = 1, character = 34 }, "UTF-16 position from the server")
+    H.eq(hit.location.range.start, { line = 1, character = 25 }, "the cited definition starts earlier")
     H.eq(cursor(), { cafe, 2, 37 }, "cursor")
   end)
 
@@ -190,7 +191,7 @@ H.run(function()
     end
     H.eq(picked.prompt, "kebab: YAML config file [lexical]", "prompt")
     -- A prose hit points at the first matched word: "YAML" in the docstring.
-    H.eq(picked.items[picked.index].location.range.start, { line = 16, character = 17 }, "hit position")
+    H.eq(picked.items[picked.index].selection.start, { line = 16, character = 17 }, "hit position")
     H.eq(picked.lines[picked.index], 'app/users.py:17:18  parse_config (function)  """Reads the YAML config file."""', "picker line")
     H.eq(cursor(), { users, 17, 17 }, "cursor")
   end)

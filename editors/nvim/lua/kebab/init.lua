@@ -275,9 +275,18 @@ local function position(loc)
   return start_pos.line + 1, start_pos.character + 1
 end
 
+--- Where a result sends the cursor: a hit's `selection` (its best match) in its location's
+--- document when the server sends one, else the location itself (workspace symbols).
+function M.target(entry)
+  if type(entry.selection) == "table" and entry.location then
+    return { uri = entry.location.uri, range = entry.selection }
+  end
+  return entry.location
+end
+
 --- One picker line for a kebab/search hit: `path:line:col  title (kind)  snippet`.
 function M.format_hit(hit, client)
-  local line, col = position(hit.location)
+  local line, col = position(M.target(hit))
   local path = hit.path or relpath(hit.location.uri, client)
   local text = ("%s:%d:%d  %s (%s)"):format(path, line, col, util.one_line(hit.title), hit.kind or "?")
   local snippet = util.first_line(hit.snippet and hit.snippet.text)
@@ -315,7 +324,7 @@ end
 local function to_quickfix(title, entries, client, text_of)
   local items = {}
   for _, e in ipairs(entries) do
-    local loc = e.location
+    local loc = M.target(e)
     local fname = vim.uri_to_fname(loc.uri)
     local lnum, col = position(loc)
     -- Quickfix columns are bytes; the server's are in the negotiated encoding (UTF-16).
@@ -415,7 +424,7 @@ function M.search(query, opts)
       end)
     end
     pick(hits, ("kebab: %s [%s]"):format(query, meta.mode or params.mode or "auto"), "kebab_search", M.format_hit, client, function(hit)
-      M.jump(hit.location, client)
+      M.jump(M.target(hit), client)
     end)
   end, "kebab/search")
 end
