@@ -19,7 +19,7 @@ import attrs
 from indexing.settings import Settings
 from indexing.settings import add_arguments as add_setting_flags
 from indexing.settings import from_arguments as settings_from_flags
-from kebab_lsp.convert import result_wire
+from kebab_lsp.convert import grouped_wire, result_wire
 from kebab_lsp.workspace import Workspace
 from search.types import InvalidQuery, SearchUnavailable
 
@@ -176,7 +176,18 @@ def cmd_search(args: argparse.Namespace) -> int:
     except (InvalidQuery, SearchUnavailable) as exc:
         print(f"kebab: {exc}", file=sys.stderr)
         return 2
-    wire = result_wire(result, explain=args.explain or args.json)
+    if req.group:
+        from search.grouping import group
+
+        grouped = group(result.hits, lambda root: ws.store)
+        wire = grouped_wire(grouped, result.meta, explain=args.explain or args.json)
+        wire["hits"] = wire["definitions"] + wire["blocks"]  # the text listing below
+        if args.json:
+            print(json.dumps({k: v for k, v in wire.items() if k != "hits"},
+                             ensure_ascii=False, sort_keys=True))
+            return 0
+    else:
+        wire = result_wire(result, explain=args.explain or args.json)
     if args.json:
         print(json.dumps(wire, ensure_ascii=False, sort_keys=True))
         return 0

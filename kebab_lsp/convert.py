@@ -16,6 +16,7 @@ from indexing.records import RefKind, Span
 from indexing.store import ChunkRow
 from search.context import Context
 from search.describe import Related, SymbolInfo
+from search.grouping import FileGroup, Grouped
 from search.handles import chunk_handles
 from search.hits import chunk_span
 from search.types import Hit, Meta, Retrieval, SearchResult
@@ -253,4 +254,32 @@ def context_wire(ctx: Context) -> dict[str, Any]:
         "before": [block_wire(ctx.root, c) for c in ctx.before],
         "block": block_wire(ctx.root, ctx.target),
         "after": [block_wire(ctx.root, c) for c in ctx.after],
+    }
+
+
+# -- grouped kebab/search answers ---------------------------------------------------------------
+
+
+def file_group_wire(row: FileGroup) -> dict[str, Any]:
+    return {
+        "file_id": row.file_id,
+        "path": row.path,
+        "uri": path_uri(row.root, row.path),
+        "lang": row.lang,
+        "doc": row.doc,
+        "imports": list(row.imports),
+        "defines": [{"symbol_id": handle, "name": sym.name, "kind": str(sym.kind),
+                     "selection": span_range(sym.selection)} for handle, sym in row.defines],
+        "hits": row.hits,
+        "score": row.score,
+    }
+
+
+def grouped_wire(grouped: Grouped, meta: Meta, explain: bool,
+                 include_timing: bool = True) -> dict[str, Any]:
+    return {
+        "definitions": [hit_wire(h, explain) for h in grouped.definitions],
+        "files": [file_group_wire(f) for f in grouped.files],
+        "blocks": [hit_wire(h, explain) for h in grouped.blocks],
+        "meta": meta_wire(meta, include_timing),
     }

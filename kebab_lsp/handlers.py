@@ -22,6 +22,7 @@ from indexing.settings import SECTION, is_setting, plain
 from kebab_lsp.convert import (
     context_wire,
     folder_status_wire,
+    grouped_wire,
     lsp_location,
     result_wire,
     symbol_wire,
@@ -207,6 +208,9 @@ async def search(ls: KebabServer, params: Any = None) -> dict[str, Any]:
     try:
         req = parse_request(params, ls.session.settings)
         result = await ls.run_query(lambda stop: ls.session.search(req, stop))
+        if req.group:
+            grouped = await ls.run_query(lambda stop: ls.session.group(result.hits))
+            return grouped_wire(grouped, result.meta, explain=req.explain)
     except InvalidQuery as exc:
         raise JsonRpcInvalidParams(str(exc)) from exc
     except SearchUnavailable as exc:

@@ -20,12 +20,13 @@ from search import handles
 from search.context import Context, around
 from search.describe import SymbolInfo, describe
 from search.engine import Cancelled, Searcher
+from search.grouping import Grouped, group
 from search.lookups import ContextRequest, ReferencesRequest, SimilarRequest
 from search.merge import FolderMatch, merge_results, merge_symbols
 from search.request import MAX_SYMBOL_QUERY_CHARS, check_text
 from search.similar import similar
 from search.symbols import SymbolIndex
-from search.types import InvalidQuery, SearchRequest, SearchResult
+from search.types import Hit, InvalidQuery, SearchRequest, SearchResult
 from search.usage import usage_name
 
 ShouldStop = Callable[[], bool]
@@ -105,6 +106,11 @@ class Session:
             result = self.view(folder).symbols.match(query, limit)
             per_folder.append([FolderMatch(index, str(folder.root), m) for m in result.items])
         return merge_symbols(per_folder, limit)
+
+    def group(self, hits: list[Hit]) -> Grouped:
+        """A search's hits as definitions, files and blocks (`search.grouping`)."""
+        stores = {str(f.root): f.index.store for f in self.folders()}
+        return group(hits, stores.get)
 
     # -- lookups by handle, name or place ----------------------------------------------------
 

@@ -124,6 +124,7 @@ def build_hit(
     file_id, symbol_id = chunk_handles(row)
     return Hit(
         citation=citation(row),
+        chunk_kind=row.chunk_kind,
         chunk_id=row.chunk_id,
         file_id=file_id,
         symbol_id=symbol_id,

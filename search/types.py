@@ -93,6 +93,7 @@ class Hit:
     symbol_id: str | None = None
     selection: Span | None = None  # kept for callers that set the match apart from `span`
     citation: Span | None = None  # the cited definition's or chunk's span (`location.range`)
+    chunk_kind: str = ""  # definition, code, section, text; usage for a usage hit
     ref: dict[str, Any] | None = None  # a usage hit: the ref's kind, name and receiver
 
 

@@ -78,6 +78,7 @@ def usage_hit(row: RefRow, chunk: ChunkRow, root: str, snippet_chars: int) -> Hi
     hit.span = row.span
     hit.selection = row.span
     hit.citation = row.symbol.range if row.symbol else chunk_span(chunk)
+    hit.chunk_kind = "usage"
     hit.file_id = file_handle(row.file_rowid, row.path, row.file_hash)
     sym = row.symbol
     hit.symbol_id = (symbol_handle(row.file_rowid, row.path, row.file_hash, row.symbol_ord)

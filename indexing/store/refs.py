@@ -174,3 +174,10 @@ class Refs(StoreConnection):
         return [(r[0], symbol_from(r[1:])) for r in self.conn.execute(
             f"SELECT f.path, {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id "
             "WHERE s.name = ? ORDER BY f.path, s.ord", (name,))]
+
+    def imports_of(self, file_rowid: int, limit: int = 100) -> list[str]:
+        """The names a file imports, first occurrence first."""
+        names = [str(r[0]) for r in self.conn.execute(
+            "SELECT name FROM refs WHERE file_id = ? AND kind = 'import' "
+            "ORDER BY start_line, start_col", (file_rowid,))]
+        return list(dict.fromkeys(names))[:limit]

@@ -71,7 +71,8 @@ def valid(result: dict[str, Any]) -> dict[str, Any]:
     """Valid under the published schema, and every hit's selection lies in its location."""
     errors = sorted(VALIDATOR.iter_errors(result), key=lambda e: list(e.path))
     assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
-    for hit in result["hits"]:
+    for hit in [*result.get("hits", []), *result.get("definitions", []),
+                *result.get("blocks", [])]:
         cited, best = hit["location"]["range"], hit["selection"]
         assert point(cited["start"]) <= point(best["start"]) <= point(best["end"]) \
             <= point(cited["end"]), hit
@@ -272,3 +273,28 @@ async def test_text_document_references_only_when_enabled(start_server: StartFn,
     assert got == [("lib/store.py", *at("lib/store.py", "open_store")),
                    ("app/main.py", *at("app/main.py", "open_store")),
                    ("app/main.py", *at("app/main.py", "open_store("))]
+
+
+async def test_grouped_answer(start_server: StartFn, tree: Path) -> None:
+    s = await ready(start_server, tree)
+    plain = valid(await s.search({"query": "open_store", "mode": "lexical"}))
+    grouped = valid(await s.search({"query": "open_store", "mode": "lexical", "group": True}))
+    assert "hits" not in grouped and "definitions" not in plain  # ungrouped is unchanged
+    both = grouped["definitions"] + grouped["blocks"]
+    assert sorted(h["id"] for h in both) == sorted(h["id"] for h in plain["hits"])
+    assert grouped["definitions"][0]["title"] == "open_store"
+    assert all(h["kind"] in ("function", "method", "class") for h in grouped["definitions"])
+    # The import lines (`openStore` matches by its identifier parts) are blocks.
+    assert sorted(h["path"] for h in grouped["blocks"]) == ["app/main.py", "web/client.ts"]
+    files = {f["path"]: f for f in grouped["files"]}
+    assert list(files) == list(dict.fromkeys(h["path"] for h in plain["hits"]))
+    store = files["lib/store.py"]
+    assert (store["lang"], store["doc"], store["imports"]) == ("python", "Storage.", [])
+    assert [(d["name"], d["kind"]) for d in store["defines"]] == [("Store", "class"),
+                                                                 ("open_store", "function")]
+    assert store["uri"] == (tree / "lib/store.py").as_uri()
+    main = files["app/main.py"]
+    assert main["imports"] == ["lib", "store", "Store", "open_store"]
+    assert [d["name"] for d in main["defines"]] == ["run"]
+    info = await call(s, "kebab/symbol", {"symbol_id": store["defines"][1]["symbol_id"]})
+    assert info["qualified_name"] == "open_store"
