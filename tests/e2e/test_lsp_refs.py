@@ -156,9 +156,9 @@ async def test_usage_search_and_references(start_server: StartFn, tree: Path) ->
     hit = (await s.search({"query": "open_store", "mode": "lexical"}))["hits"][0]
     assert hit["symbol"] == "open_store"
     by_handle = await call(s, "kebab/references", {"symbol_id": hit["symbol_id"]})
-    assert starts(by_handle["hits"]) == [
-        ("app/main.py", "import", at("app/main.py", "open_store")),
+    assert starts(by_handle["hits"]) == [  # in a file, calls first
         ("app/main.py", "call", at("app/main.py", "open_store(")),
+        ("app/main.py", "import", at("app/main.py", "open_store")),
     ]
 
 
@@ -271,8 +271,8 @@ async def test_text_document_references_only_when_enabled(start_server: StartFn,
     got = [(loc.uri.rsplit("/ws/", 1)[1], loc.range.start.line, loc.range.start.character)
            for loc in found]
     assert got == [("lib/store.py", *at("lib/store.py", "open_store")),
-                   ("app/main.py", *at("app/main.py", "open_store")),
-                   ("app/main.py", *at("app/main.py", "open_store("))]
+                   ("app/main.py", *at("app/main.py", "open_store(")),
+                   ("app/main.py", *at("app/main.py", "open_store"))]
 
 
 async def test_grouped_answer(start_server: StartFn, tree: Path) -> None:

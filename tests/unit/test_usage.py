@@ -35,14 +35,14 @@ def test_usage_answer(workspace: Workspace) -> None:
     assert meta.intent == {"name": "usage", "rule": "who calls X"}
     assert [(h.path, h.ref and h.ref["kind"], h.span.start_line, h.span.start_col, h.title)
             for h in result.hits] == [
-        ("tests/test_store.py", "import", 0, 24, "tests/test_store.py:1"),
         ("tests/test_store.py", "call", 4, 12, "test_get_user_by_id"),
+        ("tests/test_store.py", "import", 0, 24, "tests/test_store.py:1"),
     ]
     # The class's own definition in src/users/store.py is not a usage.
     assert all(h.path != "src/users/store.py" for h in result.hits)
     assert (meta.total_matches, meta.count_accuracy, meta.recall["truncated"]) == (2, "exact",
                                                                                   False)
-    call = result.hits[1]
+    call = result.hits[0]
     assert call.selection == call.span and call.symbol == "test_get_user_by_id"
     assert call.snippet.text.startswith("store = UserStore()")
 
