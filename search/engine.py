@@ -140,6 +140,12 @@ class Searcher:
             reason = self.vector_error or "vector search is not enabled"
             self._degrade(req, meta, reason)
             plan = "lexical"
+        if plan == "vector" and intent.name == "similar" and req.mode == "auto":
+            vindex = self._vectors()
+            if vindex is not None and vindex.coverage(self._stats().chunks)[0] == 0:
+                meta.warnings.append("no chunk has a vector yet; answered with lexical search "
+                                     "over the code's identifier parts")
+                plan = "lexical"
         window = oversample(req.k) if plan == "hybrid" or intent.name == "definition" else req.k
         timing: dict[str, float] = {}
 
