@@ -298,3 +298,35 @@ async def test_grouped_answer(start_server: StartFn, tree: Path) -> None:
     assert [d["name"] for d in main["defines"]] == ["run"]
     info = await call(s, "kebab/symbol", {"symbol_id": store["defines"][1]["symbol_id"]})
     assert info["qualified_name"] == "open_store"
+
+
+@pytest.mark.model
+async def test_similar_by_vector_leaves_out_the_range(start_server: StartFn,
+                                                      tmp_path: Path) -> None:
+    files = {
+        "a/retry.py": "def retry_fetch(url, attempts=3):\n"
+                      "    for attempt in range(attempts):\n"
+                      "        try:\n"
+                      "            return download(url)\n"
+                      "        except IOError:\n"
+                      "            sleep(2 ** attempt)\n",
+        "b/again.py": "def fetch_with_backoff(address, tries=5):\n"
+                      "    for n in range(tries):\n"
+                      "        try:\n"
+                      "            return get(address)\n"
+                      "        except OSError:\n"
+                      "            time.sleep(2 ** n)\n",
+        "c/render.py": "def render_table(rows):\n"
+                       "    return '\\n'.join(' | '.join(r) for r in rows)\n",
+    }
+    root = write_tree(tmp_path / "sim", files)
+    s = await ready(start_server, root, init_options={"embed": True})
+    await s.wait_embedded()
+    result = valid(await call(s, "kebab/similar", {
+        "textDocument": {"uri": (root / "a/retry.py").as_uri()},
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 5, "character": 31}},
+        "k": 2}))
+    assert result["meta"]["intent"] == {"name": "similar", "rule": "intent set by request"}
+    assert not any("lexical" in w for w in result["meta"]["warnings"])
+    assert result["meta"]["query_plan"] == "vector"
+    assert [h["title"] for h in result["hits"]] == ["fetch_with_backoff", "render_table"]
