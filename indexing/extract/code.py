@@ -50,7 +50,7 @@ def extract_code(lang: str, src: SourceText) -> Extraction:
     symbols = [_to_symbol(src, d) for d in defs]
     chunks = code_chunks(src, defs)
     return Extraction(lang=lang, symbols=symbols, chunks=chunks,
-                      refs=extract_refs(src, root, defs))
+                      refs=extract_refs(src, root, defs, tree.language))
 
 
 def _best_hits(lang: str, root: Node) -> list[tuple[str, Node, Node]]:

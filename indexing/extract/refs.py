@@ -17,8 +17,12 @@ in position order (they nest, and the tree is walked in position order).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import threading
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
+
+from tree_sitter import Language, Query, QueryCursor
 
 from indexing.extract.definition import Definition
 from indexing.extract.nodes import cap, collapse
@@ -47,6 +51,33 @@ _QUOTED = re.compile(r"^[A-Za-z@$]*(#*)(\"\"\"|'''|\"|'|`)(.*)\2\1$", re.DOTALL)
 def is_identifier(node: Node) -> bool:
     kind = node.type
     return node.child_count == 0 and (kind in _IDENTIFIER_TYPES or kind.endswith("_identifier"))
+
+
+# What a node type is, decided once per type name.
+_OTHER, _COMMENT, _NAME, _STRING, _IMPORT, _CALL = range(6)
+_CATEGORY: dict[str, int] = {}
+_CAPTURED = {_COMMENT: "comment", _NAME: "name", _STRING: "string", _IMPORT: "import",
+             _CALL: "call"}
+_local = threading.local()
+
+
+def _category(kind: str) -> int:
+    found = _CATEGORY.get(kind)
+    if found is None:
+        if "comment" in kind:
+            found = _COMMENT
+        elif kind in _IDENTIFIER_TYPES or kind.endswith("_identifier"):
+            found = _NAME
+        elif _is_string(kind):
+            found = _STRING
+        elif _is_import(kind):
+            found = _IMPORT
+        elif _is_call(kind):
+            found = _CALL
+        else:
+            found = _OTHER
+        _CATEGORY[kind] = found
+    return found
 
 
 def _is_call(kind: str) -> bool:
@@ -126,70 +157,98 @@ class _Enclosing:
         return stack[-1] if stack else None
 
 
-def extract_refs(src: SourceText, root: Node, defs: Sequence[Definition]) -> list[Ref]:
+def _query(language: Language) -> Query | None:
+    """One query per grammar capturing every node the rules above care about, built from the
+    grammar's own node types, so the walk over the tree happens in tree-sitter, not here."""
+    cache: dict[int, Query | None] = _local.__dict__.setdefault("queries", {})
+    key = id(language)
+    if key not in cache:
+        groups: dict[int, set[str]] = {}
+        for i in range(language.node_kind_count):
+            if language.node_kind_is_named(i) and language.node_kind_is_visible(i):
+                kind = language.node_kind_for_id(i)
+                if kind is not None and _category(kind) in _CAPTURED:
+                    groups.setdefault(_category(kind), set()).add(kind)
+        patterns = " ".join(
+            f"[{' '.join(f'({k})' for k in sorted(kinds))}] @{_CAPTURED[category]}"
+            for category, kinds in sorted(groups.items()))
+        cache[key] = Query(language, patterns) if patterns else None
+    return cache[key]
+
+
+def extract_refs(src: SourceText, root: Node, defs: Sequence[Definition],
+                 language: Language) -> list[Ref]:
     """Every use of a name in the tree, in position order (see the module docstring)."""
+    query = _query(language)
+    if query is None:
+        return []
+    found = QueryCursor(query).captures(root)
     names = {(d.name_node.start_byte, d.name_node.end_byte) for d in defs}
-    enclosing = _Enclosing(defs)
+    imports = _union((n.start_byte, n.end_byte) for n in found.get("import", ()))
     calls: dict[tuple[int, int], str | None] = {}  # callee name node -> receiver
+    for call in found.get("call", ()):
+        callee = _callee(src, call)
+        if callee is not None:
+            calls[(callee[0].start_byte, callee[0].end_byte)] = callee[1]
+    prose = _union([*((n.start_byte, n.end_byte) for n in found.get("comment", ())),
+                    *((n.start_byte, n.end_byte) for n in found.get("string", ())
+                      if _statement(n))])
+    uses = [(n.start_byte, 0, n) for n in found.get("name", ()) if n.child_count == 0]
+    uses += [(n.start_byte, 1, n) for n in found.get("string", ())]
+    uses.sort(key=lambda item: (item[0], item[1]))
+    enclosing = _Enclosing(defs)
     refs: list[Ref] = []
-    cursor = root.walk()
-    imports = 0  # how many import nodes are open above the cursor
-    open_imports: list[int] = []  # their end bytes
-    while True:
-        node = cursor.node
-        assert node is not None
-        kind = node.type
-        descend = True
-        while open_imports and open_imports[-1] <= node.start_byte:
-            open_imports.pop()
-            imports -= 1
-        if "comment" in kind:
-            descend = False
-        elif is_identifier(node):
-            key = (node.start_byte, node.end_byte)
-            if key not in names:
-                if imports:
-                    ref_kind, receiver = RefKind.IMPORT, None
-                elif key in calls:
-                    ref_kind, receiver = RefKind.CALL, calls.pop(key)
-                else:
-                    ref_kind, receiver = RefKind.IDENTIFIER, None
-                refs.append(Ref(cap(src.node_text(node)), ref_kind, src.span(node),
-                                enclosing.at(node.start_byte), receiver))
-        elif _is_string(kind) and node.is_named:
-            descend = _string(src, node, imports > 0, enclosing, refs)
-        else:
-            if _is_import(kind) and node.end_byte > node.start_byte:
-                imports += 1
-                open_imports.append(node.end_byte)
-            elif _is_call(kind):
-                found = _callee(src, node)
-                if found is not None:
-                    calls[(found[0].start_byte, found[0].end_byte)] = found[1]
-        if len(refs) >= MAX_REFS_PER_FILE:
-            break
-        if descend and cursor.goto_first_child():
+    for start, is_string, node in uses[: MAX_REFS_PER_FILE]:
+        end = node.end_byte
+        if _inside(prose, start, end) or (not is_string and (start, end) in names):
             continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return refs
+        in_import = _inside(imports, start, end)
+        if is_string:
+            _string(src, node, in_import, enclosing, refs)
+            continue
+        if in_import:
+            ref_kind, receiver = RefKind.IMPORT, None
+        elif (start, end) in calls:
+            ref_kind, receiver = RefKind.CALL, calls[(start, end)]
+        else:
+            ref_kind, receiver = RefKind.IDENTIFIER, None
+        refs.append(Ref(cap(src.node_text(node)), ref_kind, src.span(node),
+                        enclosing.at(start), receiver))
     return refs
 
 
-def _string(src: SourceText, node: Node, in_import: bool, enclosing: _Enclosing,
-            refs: list[Ref]) -> bool:
-    """Record a short one-line string literal; returns whether to look inside it (for the
-    names in its interpolations)."""
+def _statement(node: Node) -> bool:
+    """A string that is a statement of its own: a docstring, prose rather than a use."""
     parent = node.parent
-    if parent is not None and parent.type == "expression_statement" \
-            and parent.named_child_count == 1:
-        return False  # a docstring, or a string statement: prose, not a use
+    return (parent is not None and parent.type == "expression_statement"
+            and parent.named_child_count == 1)
+
+
+def _union(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Byte ranges merged into disjoint ones, in order (imports nest: a statement, its
+    clause, its specifiers)."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(r for r in ranges if r[1] > r[0]):
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _inside(ranges: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Whether [start, end) lies in one of `ranges` (disjoint, in order)."""
+    index = bisect_right(ranges, (start, 1 << 62)) - 1
+    return index >= 0 and ranges[index][0] <= start and end <= ranges[index][1]
+
+
+def _string(src: SourceText, node: Node, in_import: bool, enclosing: _Enclosing,
+            refs: list[Ref]) -> None:
+    """Record a short one-line string literal."""
     if node.start_point.row != node.end_point.row:
-        return True
-    text = src.node_text(node)
-    content = string_content(text)
+        return
+    content = string_content(src.node_text(node))
     if content is None or len(content) > MAX_STRING_CHARS or not content.strip():
-        return True
+        return
     refs.append(Ref(cap(content), RefKind.IMPORT if in_import else RefKind.STRING,
                     src.span(node), enclosing.at(node.start_byte)))
-    return True
