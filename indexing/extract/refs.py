@@ -10,8 +10,10 @@ anything under a node whose type names an import, a `use` or an `#include`; a st
 node whose type ends in `string` or `string_literal`. Comments are skipped, and so is a
 string that is a statement of its own (a docstring). A definition's own name is not a use.
 
-Every ref carries the innermost definition it sits in, found by a sweep over the definitions
-in position order (they nest, and the tree is walked in position order).
+The nodes are found by one tree-sitter query per grammar, built from the grammar's own list
+of node types by those rules, so the walk over the tree runs in tree-sitter. Every ref carries
+the innermost definition it sits in, found by a sweep over the definitions in position order
+(they nest, and the refs are taken in position order).
 """
 
 from __future__ import annotations
