@@ -18,6 +18,7 @@ the innermost definition it sits in, found by a sweep over the definitions in po
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from bisect import bisect_right
@@ -33,6 +34,8 @@ from indexing.records import Ref, RefKind
 
 if TYPE_CHECKING:
     from tree_sitter import Node
+
+log = logging.getLogger(__name__)
 
 #: A pathological (generated) file cannot flood the index: refs past this many are dropped.
 MAX_REFS_PER_FILE = 50_000
@@ -171,16 +174,47 @@ def _query(language: Language) -> Query | None:
                 kind = language.node_kind_for_id(i)
                 if kind is not None and _category(kind) in _CAPTURED:
                     groups.setdefault(_category(kind), set()).add(kind)
-        patterns = " ".join(
-            f"[{' '.join(f'({k})' for k in sorted(kinds))}] @{_CAPTURED[category]}"
-            for category, kinds in sorted(groups.items()))
-        cache[key] = Query(language, patterns) if patterns else None
+        cache[key] = _compile(language, groups)
     return cache[key]
+
+
+def _compile(language: Language, groups: dict[int, set[str]]) -> Query | None:
+    """The query, leaving out any node type the grammar's query syntax refuses."""
+    def pattern(kinds: Iterable[str], category: int) -> str:
+        return f"[{' '.join(f'({k})' for k in sorted(kinds))}] @{_CAPTURED[category]}"
+
+    text = " ".join(pattern(kinds, c) for c, kinds in sorted(groups.items()))
+    if not text:
+        return None
+    try:
+        return Query(language, text)
+    except Exception:  # noqa: BLE001 - a kind that cannot be queried; find it below
+        log.info("refs query: some node types of this grammar cannot be queried; skipping them")
+    kept: dict[int, set[str]] = {}
+    for category, kinds in groups.items():
+        for kind in kinds:
+            try:
+                Query(language, pattern([kind], category))
+            except Exception:  # noqa: BLE001, S112 - that kind is left out
+                continue
+            kept.setdefault(category, set()).add(kind)
+    text = " ".join(pattern(kinds, c) for c, kinds in sorted(kept.items()))
+    return Query(language, text) if text else None
 
 
 def extract_refs(src: SourceText, root: Node, defs: Sequence[Definition],
                  language: Language) -> list[Ref]:
-    """Every use of a name in the tree, in position order (see the module docstring)."""
+    """Every use of a name in the tree, in position order (see the module docstring). Never
+    raises: a failure here costs the file its refs, not its symbols and chunks."""
+    try:
+        return _refs(src, root, defs, language)
+    except Exception:
+        log.warning("refs extraction failed; the file is indexed without refs", exc_info=True)
+        return []
+
+
+def _refs(src: SourceText, root: Node, defs: Sequence[Definition],
+          language: Language) -> list[Ref]:
     query = _query(language)
     if query is None:
         return []

@@ -84,3 +84,14 @@ def test_typescript_go_rust_java_c() -> None:
 
 def test_markdown_has_no_refs() -> None:
     assert run("a.md", "# T\n\nfoo()\n").refs == []
+
+
+def test_every_grammar_with_definitions_gets_a_refs_query() -> None:
+    from indexing.extract.refs import _query
+    from indexing.languages import EXTENSIONS, get_parser, language_rules
+
+    for lang in sorted(set(EXTENSIONS.values())):
+        if language_rules(lang).extractor == "markdown":
+            continue
+        query = _query(get_parser(lang).language)
+        assert query is not None and query.capture_count >= 3, lang  # names, strings, calls
