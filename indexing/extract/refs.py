@@ -50,6 +50,9 @@ _NAME_FIELDS = ("name", "field", "property", "attribute", "method", "function")
 _IMPORT_MARKS = ("import", "use_declaration", "using_directive", "preproc_include",
                  "extern_crate")
 _SEPARATORS = " \t\n.:->?&*"
+#: Kinds as plain strings: a StrEnum member pickles several times slower.
+_IMPORT_REF, _CALL_REF = RefKind.IMPORT.value, RefKind.CALL.value
+_IDENTIFIER_REF, _STRING_REF = RefKind.IDENTIFIER.value, RefKind.STRING.value
 _QUOTED = re.compile(r"^[A-Za-z@$]*(#*)(\"\"\"|'''|\"|'|`)(.*)\2\1$", re.DOTALL)
 
 
@@ -234,6 +237,8 @@ def _refs(src: SourceText, root: Node, defs: Sequence[Definition],
     uses.sort(key=lambda item: (item[0], item[1]))
     enclosing = _Enclosing(defs)
     refs: list[Ref] = []
+    # In an ASCII file a byte column is a UTF-16 column: no conversion per position.
+    ascii_file = src.data.isascii()
     for start, is_string, node in uses[: MAX_REFS_PER_FILE]:
         end = node.end_byte
         if _inside(prose, start, end) or (not is_string and (start, end) in names):
@@ -243,13 +248,17 @@ def _refs(src: SourceText, root: Node, defs: Sequence[Definition],
             _string(src, node, in_import, enclosing, refs)
             continue
         if in_import:
-            ref_kind, receiver = RefKind.IMPORT, None
+            ref_kind, receiver = _IMPORT_REF, None
         elif (start, end) in calls:
-            ref_kind, receiver = RefKind.CALL, calls[(start, end)]
+            ref_kind, receiver = _CALL_REF, calls[(start, end)]
         else:
-            ref_kind, receiver = RefKind.IDENTIFIER, None
-        refs.append(Ref(cap(src.node_text(node)), ref_kind, src.span(node),
-                        enclosing.at(start), receiver))
+            ref_kind, receiver = _IDENTIFIER_REF, None
+        first: tuple[int, int] = node.start_point
+        last: tuple[int, int] = node.end_point
+        if not ascii_file:
+            first, last = src.point(node.start_point), src.point(node.end_point)
+        refs.append(Ref(cap(src.data[start:end].decode("utf-8", "replace")), ref_kind,
+                        first[0], first[1], last[0], last[1], enclosing.at(start), receiver))
     return refs
 
 
@@ -286,5 +295,6 @@ def _string(src: SourceText, node: Node, in_import: bool, enclosing: _Enclosing,
     content = string_content(src.node_text(node))
     if content is None or len(content) > MAX_STRING_CHARS or not content.strip():
         return
-    refs.append(Ref(cap(content), RefKind.IMPORT if in_import else RefKind.STRING,
-                    src.span(node), enclosing.at(node.start_byte)))
+    refs.append(Ref(cap(content), _IMPORT_REF if in_import else _STRING_REF,
+                    *src.point(node.start_point), *src.point(node.end_point),
+                    enclosing.at(node.start_byte)))

@@ -35,8 +35,8 @@ def insert_refs(conn: Any, file_id: int, refs: Sequence[Ref], symbol_ids: Sequen
         "INSERT INTO refs(file_id, symbol_id, name, kind, receiver, start_line, start_col, "
         "end_line, end_col) VALUES (?,?,?,?,?,?,?,?,?)",
         [(file_id, symbol_ids[r.symbol] if r.symbol is not None else None, r.name,
-          str(r.kind), r.receiver, r.span.start_line, r.span.start_col, r.span.end_line,
-          r.span.end_col) for r in refs])
+          r.kind, r.receiver, r.start_line, r.start_col, r.end_line, r.end_col)
+         for r in refs])
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from indexing.records import Extraction, RefKind
 
 def rows(ex: Extraction) -> list[tuple[str, str, str | None, str | None]]:
     """(kind, name, receiver, enclosing definition's qualified name) per ref."""
-    return [(r.kind.value, r.name, r.receiver,
+    return [(r.kind, r.name, r.receiver,
              ex.symbols[r.symbol].qualified_name if r.symbol is not None else None)
             for r in ex.refs]
 
