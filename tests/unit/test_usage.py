@@ -3,10 +3,13 @@ imports above bare mentions, definitions left out, exact counts, and the rule th
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from indexing.settings import Settings
 from kebab_lsp.workspace import Workspace
+from search.merge import merge_results
 from search.query import parse, route
 from search.request import build
 from search.types import InvalidQuery
@@ -67,3 +70,21 @@ def test_usage_mentions_below_calls_and_truncation_is_reported(workspace: Worksp
 def test_usage_needs_a_name(workspace: Workspace) -> None:
     with pytest.raises(InvalidQuery, match="needs a name"):
         workspace.searcher.search(build("how are users stored", Settings(), intent="usage"))
+
+
+def test_usage_answers_from_two_folders_stay_grouped_by_file(tmp_path: Path) -> None:
+    results = []
+    for name in ("one", "two"):
+        root = tmp_path / name
+        root.mkdir()
+        (root / "a.py").write_text("def run(parse):\n    parse()\n    return parse\n")
+        ws = Workspace(root, Settings(index_dir=str(tmp_path / "index"), workers=1))
+        ws.indexer.index()
+        results.append(ws.searcher.search(build("parse", Settings(), intent="usage")))
+        ws.close()
+    merged = merge_results(results, 10, "auto")
+    assert [(Path(h.root).name, h.ref and h.ref["kind"], h.span.start_line)
+            for h in merged.hits] == [
+        ("one", "call", 1), ("one", "identifier", 0), ("one", "identifier", 2),  # the parameter
+        ("two", "call", 1), ("two", "identifier", 0), ("two", "identifier", 2)]
+    assert merged.meta.total_matches == 6
