@@ -1,9 +1,9 @@
 """Usage answers: the refs of a name, grouped by file, each cited inside its enclosing
 definition.
 
-Order: files whose best ref is a call or an import first, then files with bare mentions, then
-files where the name only appears in strings (ties by path); inside a file, calls, then
-imports, then mentions, then strings, each in position order. A definition's own name is never
+Order: files that call the name first, then files that import it, then files with bare
+mentions, then files where it only appears in strings (ties by path); inside a file, calls,
+then imports, then mentions, then strings, each in position order. A definition's own name is never
 a ref (extraction leaves it out), so definitions are not usages. Every matching ref is
 counted, so `total_matches` is exact and `truncated` says whether every ref was returned.
 """
@@ -31,16 +31,17 @@ def usage_name(symbol: str) -> str:
     return name
 
 
-#: Inside a file: calls, then imports, then mentions, then strings.
-_IN_FILE = {"call": 0, "import": 1, "identifier": 2, "string": 3}
+#: Calls, then imports, then mentions, then strings: a file ranks by its best ref, and so
+#: does a ref inside its file.
+_ORDER = {"call": 0, "import": 1, "identifier": 2, "string": 3}
 
 
 def order(keys: list[RefKey]) -> list[RefKey]:
     best: dict[str, int] = {}
     for key in keys:
-        rank = KIND_RANK.get(key.kind, 3)
+        rank = _ORDER.get(key.kind, 4)
         best[key.path] = min(rank, best.get(key.path, rank))
-    return sorted(keys, key=lambda k: (best[k.path], k.path, _IN_FILE.get(k.kind, 4), k.line,
+    return sorted(keys, key=lambda k: (best[k.path], k.path, _ORDER.get(k.kind, 4), k.line,
                                        k.col))
 
 

@@ -132,12 +132,13 @@ async def test_usage_search_and_references(start_server: StartFn, tree: Path) ->
     assert point(first["selection"]["start"]) == at("app/main.py", "write(1)")
     assert first["location"]["uri"] == (tree / "app/main.py").as_uri()
 
-    # By name: imports and calls above the bare mention; the class's definition is not a use.
+    # By name: a file that calls it, then one that imports it (its bare mention last); the
+    # class's definition is not a use.
     by_name = valid(await call(s, "kebab/references", {"name": "Store"}))
     assert starts(by_name["hits"]) == [
+        ("lib/store.py", "call", at("lib/store.py", "Store()")),
         ("app/main.py", "import", at("app/main.py", "Store")),
         ("app/main.py", "identifier", at("app/main.py", "return Store", 7)),
-        ("lib/store.py", "call", at("lib/store.py", "Store()")),
     ]
     only_calls = await call(s, "kebab/references", {"name": "Store", "kinds": ["call"], "k": 5})
     assert starts(only_calls["hits"]) == [("lib/store.py", "call", at("lib/store.py", "Store()"))]
