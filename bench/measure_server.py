@@ -63,8 +63,10 @@ def _idle_queries(client: LspClient, root: Path, qs: QuerySets, passes: int) -> 
     symbol_params = [{"query": q.name} for q in qs.names]
     fuzzy_params = [{"query": f} for f in qs.fuzzy]
     search = {mode: [search_params(q, mode) for q in qs.search] for mode in SEARCH_MODES}
+    # Usages of the same definition names workspace/symbol is asked for.
+    reference_params = [{"name": q.name, "k": 50} for q in qs.names]
     runs: dict[str, list[list[float]]] = {k: [] for k in ("symbol_exact", "symbol_fuzzy",
-                                                          *SEARCH_MODES)}
+                                                          "references", *SEARCH_MODES)}
     answers: dict[str, list[Any]] = {}
     loads: list[float] = []
     for i in range(passes):
@@ -78,6 +80,10 @@ def _idle_queries(client: LspClient, root: Path, qs: QuerySets, passes: int) -> 
             runs[mode].append(t)
             if i == 0:
                 answers[mode] = res
+        t, res = time_pass(client, "kebab/references", reference_params)
+        runs["references"].append(t)
+        if i == 0:
+            answers["references"] = res
     scores = [score_symbols(r, q, root) for q, r in zip(qs.names, answers["symbol_exact"],
                                                          strict=True)]
     asked = max(len(scores), 1)
@@ -87,6 +93,8 @@ def _idle_queries(client: LspClient, root: Path, qs: QuerySets, passes: int) -> 
             "top1": sum(top1 for top1, _ in scores) / asked,
             "found": sum(found for _, found in scores) / asked},
         "symbol_fuzzy": figure(runs["symbol_fuzzy"]),
+        "references": figure(runs["references"]) | {
+            "refs_per_name": sorted(r["meta"]["total_matches"] for r in answers["references"])},
     }
     for mode in SEARCH_MODES:
         warnings = sorted({w if isinstance(w, str) else json.dumps(w) for r in answers[mode]

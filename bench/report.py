@@ -153,6 +153,8 @@ def server_section(r: dict[str, Any]) -> Lines:
         latency_row("kebab/search lexical", s["search_lexical"]),
         latency_row("kebab/search auto", s["search_auto"]),
         latency_row('kebab/search `"exact text"` (k=500)', s["exact"]["ours"]),
+        *([latency_row("kebab/references by name (k=50)", s["references"])]
+          if s.get("references") else []),
         latency_row("didSave → new symbol visible", s["did_save"]), ""]
     for mode in ("lexical", "auto"):
         v = s[f"search_{mode}"]

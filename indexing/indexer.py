@@ -12,8 +12,9 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Generator, Iterable, Sequence
-from concurrent.futures import Executor
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +38,10 @@ from indexing.text import decode
 
 BATCH_FILES = 200
 LARGE_BATCH_FILES = 20  # a batch this big first checkpoints the WAL (`Store.batch`)
+#: Files a pool extracts ahead of the writer. `Executor.map` submits everything at once, so
+#: on a large tree the extracted files (symbols, chunks, refs) waited in memory for the writer.
+POOL_CHUNK = 8
+POOL_AHEAD = 2 * BATCH_FILES
 POOL_THRESHOLD = 64  # below this many files, a process pool costs more than it saves
 
 ProgressFn = Callable[[int, int], None]
@@ -137,6 +142,26 @@ def _text_lang(path: str) -> str:
     name = path.rsplit("/", 1)[-1]
     ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
     return ext or "text"
+
+
+def build_writes(works: list[_Work]) -> list[FileWrite]:
+    return [build_write(w) for w in works]
+
+
+def _bounded_map(pool: Executor, work: Sequence[_Work]) -> Iterator[FileWrite]:
+    """`build_write` over `work` in the pool, in order, with at most `POOL_AHEAD` files
+    extracted ahead of the consumer."""
+    chunks = [list(work[i : i + POOL_CHUNK]) for i in range(0, len(work), POOL_CHUNK)]
+    ahead = max(1, POOL_AHEAD // POOL_CHUNK)
+    pending: deque[Future[list[FileWrite]]] = deque(
+        pool.submit(build_writes, c) for c in chunks[:ahead])
+    following = iter(chunks[ahead:])
+    while pending:
+        done = pending.popleft().result()
+        nxt = next(following, None)
+        if nxt is not None:
+            pending.append(pool.submit(build_writes, nxt))
+        yield from done
 
 
 def build_write(work: _Work) -> FileWrite:
@@ -287,7 +312,7 @@ class Indexer:
             pool = parse_pool(self.workers)
         try:
             results: Iterable[FileWrite] = (
-                pool.map(build_write, work, chunksize=8) if pool else map(build_write, work)
+                _bounded_map(pool, work) if pool else map(build_write, work)
             )
             done = 0
             batch: list[tuple[_Work, FileWrite]] = []

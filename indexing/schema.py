@@ -21,7 +21,10 @@ from indexing.text import FTS_TOKENIZER
 #    records when each vector was last needed, so unneeded ones can be pruned, and is a rowid
 #    table (2.1 KB per vector, not 4.7); `changes` keeps one row per path (its last version),
 #    so a file saved a thousand times is one row.
-SCHEMA_VERSION = 8
+
+# 9: `refs`: uses of names (imports, calls, identifiers, strings) with their enclosing
+#    definitions.
+SCHEMA_VERSION = 9
 
 # Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
 # order of `chunks_fts`: names, parts, path, body).
@@ -110,6 +113,23 @@ CREATE TABLE IF NOT EXISTS changes(
     version INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS changes_version ON changes(version);
+-- Uses of names (`indexing.records.Ref`): `symbol_id` is the enclosing definition, null at top
+-- level; `kind` is import, call, identifier or string.
+CREATE TABLE IF NOT EXISTS refs(
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    symbol_id INTEGER,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    receiver TEXT,
+    start_line INTEGER NOT NULL,
+    start_col INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    end_col INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
+CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id);
+-- Definitions by name: textDocument/references with includeDeclaration.
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);
 -- Vectors by the hash of the text embedded; `used` (unix seconds) is when a vector was last
 -- needed, so ones no chunk needs any more are pruned oldest first. A rowid table, not WITHOUT
 -- ROWID: a 1.5 KB vector does not fit in an index page's row (about 1 KB), so there every

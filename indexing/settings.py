@@ -130,6 +130,9 @@ class Settings:
         maximum=MAX_SYMBOL_LIMIT))
     rrf_k: int = setting(60, Spec(
         "k of reciprocal-rank fusion.", Scope.SEARCH, "integer", minimum=1, maximum=1000))
+    provide_references: bool = setting(False, Spec(
+        "Answer `textDocument/references` from the index's refs (by name, without type "
+        "resolution).", Scope.SEARCH, "boolean"))
 
 
 def specs() -> dict[str, Spec]:

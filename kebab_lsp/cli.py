@@ -21,7 +21,7 @@ from indexing.settings import Settings
 from indexing.settings import add_arguments as add_setting_flags
 from indexing.settings import from_arguments as settings_from_flags
 from kebab_lsp import __version__
-from kebab_lsp.convert import result_wire
+from kebab_lsp.convert import grouped_wire, result_wire
 from search.types import InvalidQuery, SearchUnavailable
 
 if TYPE_CHECKING:
@@ -196,7 +196,18 @@ def cmd_search(args: argparse.Namespace) -> int:
     except (InvalidQuery, SearchUnavailable) as exc:
         print(f"kebab: {exc}", file=sys.stderr)
         return 2
-    wire = result_wire(result, explain=args.explain or args.json)
+    if req.group:
+        from search.grouping import group
+
+        grouped = group(result.hits, lambda root: ws.store)
+        wire = grouped_wire(grouped, result.meta, explain=args.explain or args.json)
+        wire["hits"] = wire["definitions"] + wire["blocks"]  # the text listing below
+        if args.json:
+            print(json.dumps({k: v for k, v in wire.items() if k != "hits"},
+                             ensure_ascii=False, sort_keys=True))
+            return 0
+    else:
+        wire = result_wire(result, explain=args.explain or args.json)
     if args.json:
         print(json.dumps(wire, ensure_ascii=False, sort_keys=True))
         return 0
@@ -225,7 +236,7 @@ def _highlight(text: str, spans: list[dict[str, int]], color: bool) -> str:
 
 
 def _print_hit(hit: dict[str, Any], color: bool) -> None:
-    start = hit["location"]["range"]["start"]
+    start = hit["selection"]["start"]  # the best match, inside the cited definition or chunk
     where = f"{hit['path']}:{start['line'] + 1}:{start['character'] + 1}"
     first = hit["snippet"]["text"].split("\n", 1)[0]
     spans = [s for s in hit["snippet"]["highlights"] if s["end"] <= len(first)]

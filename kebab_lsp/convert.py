@@ -12,9 +12,14 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from indexing.records import Span
+from indexing.records import RefKind, Span
 from indexing.schema import SCHEMA_VERSION
-from indexing.store import Stats, StoreClosed, StoreCorrupt, StoreUnwritable
+from indexing.store import ChunkRow, Stats, StoreClosed, StoreCorrupt, StoreUnwritable
+from search.context import Context
+from search.describe import Related, SymbolInfo
+from search.grouping import FileGroup, Grouped
+from search.handles import chunk_handles
+from search.hits import chunk_span
 from search.types import Hit, Meta, Retrieval, SearchResult
 
 if TYPE_CHECKING:  # lsprotocol.types costs about 0.6 s of CPU to import; the CLI never needs it
@@ -73,8 +78,12 @@ def retrieval_wire(r: Retrieval) -> dict[str, Any]:
 def hit_wire(hit: Hit, explain: bool) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": hit.chunk_id,
+        "chunk_id": hit.chunk_id,
+        "symbol_id": hit.symbol_id,
+        "file_id": hit.file_id,
         "path": hit.path,
-        "location": location(hit.root, hit.path, hit.span),
+        "location": location(hit.root, hit.path, hit.citation or hit.span),
+        "selection": span_range(hit.selection or hit.span),
         "lines": {"start": hit.chunk_lines[0], "end": hit.chunk_lines[1]},
         "title": hit.title,
         "kind": hit.kind,
@@ -88,6 +97,8 @@ def hit_wire(hit: Hit, explain: bool) -> dict[str, Any]:
         },
         "score": hit.score,
     }
+    if hit.ref is not None:
+        out["ref"] = dict(hit.ref)
     if explain:
         out["retrieval"] = retrieval_wire(hit.retrieval)
     return out
@@ -208,3 +219,89 @@ def workspace_symbol(m: FolderMatch, query: str) -> lsp.WorkspaceSymbol:
         location=lsp_location(m.root, m.match.row.path, sym.range),
         container_name=sym.container,
     )
+
+
+# -- kebab/symbol and kebab/context -------------------------------------------------------------
+
+
+def _related_wire(root: str, path: str, related: Related) -> dict[str, Any]:
+    sym = related.symbol
+    return {"symbol_id": related.symbol_id, "name": sym.name, "kind": str(sym.kind),
+            "location": location(root, path, sym.range), "selection": span_range(sym.selection)}
+
+
+def symbol_wire(info: SymbolInfo) -> dict[str, Any]:
+    sym = info.symbol
+    counts = {kind.value: info.ref_counts.get(kind.value, 0) for kind in RefKind}
+    return {
+        "symbol_id": info.symbol_id,
+        "file_id": info.file_id,
+        "chunk_id": info.chunk_id,
+        "path": info.path,
+        "lang": info.lang,
+        "name": sym.name,
+        "qualified_name": sym.qualified_name,
+        "kind": str(sym.kind),
+        "container": sym.container,
+        "location": location(info.root, info.path, sym.range),
+        "selection": span_range(sym.selection),
+        "signature": sym.signature,
+        "doc": sym.doc,
+        "parent": _related_wire(info.root, info.path, info.parent) if info.parent else None,
+        "children": [_related_wire(info.root, info.path, c) for c in info.children],
+        "ref_counts": {"by_kind": [{"kind": k, "count": n} for k, n in counts.items()],
+                       "total": sum(counts.values())},
+    }
+
+
+def block_wire(root: str, row: ChunkRow) -> dict[str, Any]:
+    file_id, symbol_id = chunk_handles(row)
+    span = chunk_span(row)
+    sym = row.symbol
+    return {
+        "chunk_id": row.chunk_id,
+        "symbol_id": symbol_id,
+        "file_id": file_id,
+        "path": row.path,
+        "location": location(root, row.path, span),
+        "lines": {"start": row.start_line, "end": row.end_line},
+        "kind": str(sym.kind) if sym else row.chunk_kind,
+        "title": sym.qualified_name if sym else (row.context or f"{row.path}:{row.start_line + 1}"),
+        "text": row.text,
+    }
+
+
+def context_wire(ctx: Context) -> dict[str, Any]:
+    return {
+        "before": [block_wire(ctx.root, c) for c in ctx.before],
+        "block": block_wire(ctx.root, ctx.target),
+        "after": [block_wire(ctx.root, c) for c in ctx.after],
+    }
+
+
+# -- grouped kebab/search answers ---------------------------------------------------------------
+
+
+def file_group_wire(row: FileGroup) -> dict[str, Any]:
+    return {
+        "file_id": row.file_id,
+        "path": row.path,
+        "uri": path_uri(row.root, row.path),
+        "lang": row.lang,
+        "doc": row.doc,
+        "imports": list(row.imports),
+        "defines": [{"symbol_id": handle, "name": sym.name, "kind": str(sym.kind),
+                     "selection": span_range(sym.selection)} for handle, sym in row.defines],
+        "hits": row.hits,
+        "score": row.score,
+    }
+
+
+def grouped_wire(grouped: Grouped, meta: Meta, explain: bool,
+                 include_timing: bool = True) -> dict[str, Any]:
+    return {
+        "definitions": [hit_wire(h, explain) for h in grouped.definitions],
+        "files": [file_group_wire(f) for f in grouped.files],
+        "blocks": [hit_wire(h, explain) for h in grouped.blocks],
+        "meta": meta_wire(meta, include_timing),
+    }

@@ -20,6 +20,8 @@ from typing import Any
 import attrs
 
 from indexing.embed import Embedder
+from indexing.filters import Filters
+from indexing.records import RefKind
 from indexing.runtime import shared_embedder
 from indexing.settings import Settings
 from kebab_lsp.workspace import Workspace
@@ -28,11 +30,14 @@ from search.evaluation import (
     SETS,
     EvalQuery,
     Scores,
+    Target,
     aggregate,
     blank_docs,
     generate,
+    hit_at,
     load_questions,
     score_ranking,
+    usage_queries,
 )
 from search.symbols import SymbolIndex
 from search.types import MODES, SearchRequest
@@ -54,13 +59,25 @@ class EvalOptions:
 
 
 def _timed(queries: Sequence[EvalQuery], ranked: Callable[[str], Sequence[Citation]]) -> Scores:
-    per_query, latencies = [], []
+    per_query, latencies, hits20 = [], [], []
     for q in queries:
         t0 = time.perf_counter()
         found = ranked(q.text)
         latencies.append((time.perf_counter() - t0) * 1000)
         per_query.append(score_ranking(found, q.targets))
-    return aggregate(per_query, latencies)
+        hits20.append(hit_at(found, q.targets, 20))
+    scores = aggregate(per_query, latencies)
+    if queries and queries[0].set == "usage":
+        scores.hit20 = sum(hits20) / len(hits20)
+    return scores
+
+
+def _call_sites(ws: Workspace) -> Callable[[str], list[Target]]:
+    def sites(name: str) -> list[Target]:
+        return [Target(k.path, k.line, k.line)
+                for k in ws.store.ref_keys(name, Filters(), (RefKind.CALL.value,))]
+
+    return sites
 
 
 def _kebab(ws: Workspace, mode: str) -> Callable[[str], list[Citation]]:
@@ -131,6 +148,7 @@ def _open(root: Path, options: Settings, log: Log) -> Workspace:
 def run_eval(root: Path, options: Settings, run: EvalOptions, log: Log) -> dict[str, Any]:
     ws = _open(root, options, log)
     queries = generate(ws.store.all_symbols(), ws.store.file_texts(), run.seed, run.per_set)
+    queries += usage_queries(ws.store.all_symbols(), _call_sites(ws), run.seed, run.per_set)
     if run.questions is not None:
         known = {f.path for f in ws.store.file_texts()}
         queries += load_questions(run.questions, known)
@@ -140,7 +158,7 @@ def run_eval(root: Path, options: Settings, run: EvalOptions, log: Log) -> dict[
     baseline = _baseline(ws, embedder, log)
     report: dict[str, Any] = {"root": str(ws.root), "seed": run.seed, "k": K, "sets": {},
                               "baseline": baseline is not None}
-    for name in (*SETS, "hand"):
+    for name in (*SETS, "usage", "hand"):
         subset = [q for q in queries if q.set == name]
         if not subset:
             continue
@@ -163,10 +181,11 @@ def run_eval(root: Path, options: Settings, run: EvalOptions, log: Log) -> dict[
 
 
 def format_table(report: dict[str, Any]) -> str:
-    cols = ("n", "mrr@10", "hit@1", "hit@5", "recall@20", "recall@50", "p50_ms", "p95_ms")
+    cols = ("n", "mrr@10", "hit@1", "hit@5", "hit@20", "recall@20", "recall@50", "p50_ms",
+            "p95_ms")
     lines = [f"{'set':11} {'mode':17} " + " ".join(f"{c:>9}" for c in cols)]
     for set_name, modes in report["sets"].items():
         for mode, scores in modes.items():
             lines.append(f"{set_name:11} {mode:17} " +
-                         " ".join(f"{scores[c]:>9}" for c in cols))
+                         " ".join(f"{scores.get(c, '-'):>9}" for c in cols))
     return "\n".join(lines)

@@ -19,10 +19,25 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from indexing.settings import SECTION, is_setting, plain
-from kebab_lsp.convert import folder_status_wire, result_wire, workspace_symbol
+from kebab_lsp.convert import (
+    context_wire,
+    folder_status_wire,
+    grouped_wire,
+    lsp_location,
+    result_wire,
+    symbol_wire,
+    workspace_symbol,
+)
 from kebab_lsp.server import KebabServer
+from search.lookups import (
+    ReferencesRequest,
+    parse_context,
+    parse_references,
+    parse_similar,
+    parse_symbol,
+)
 from search.request import parse_request
-from search.types import InvalidQuery, SearchUnavailable
+from search.types import MAX_K, InvalidQuery, SearchUnavailable
 
 F = TypeVar("F", bound=Callable[..., Any])
 REINDEX = "kebab.reindex"
@@ -193,11 +208,85 @@ async def search(ls: KebabServer, params: Any = None) -> dict[str, Any]:
     try:
         req = parse_request(params, ls.session.settings)
         result = await ls.run_query(lambda stop: ls.session.search(req, stop))
+        if req.group:
+            grouped = await ls.run_query(lambda stop: ls.session.group(result.hits))
+            return grouped_wire(grouped, result.meta, explain=req.explain)
     except InvalidQuery as exc:
         raise JsonRpcInvalidParams(str(exc)) from exc
     except SearchUnavailable as exc:
         raise JsonRpcException(str(exc), code=REQUEST_FAILED) from exc
     return result_wire(result, explain=req.explain)
+
+
+@handles("kebab/references")
+async def references(ls: KebabServer, params: Any = None) -> dict[str, Any]:
+    """The refs of a name: given as a symbol handle, a name, or a place in a document."""
+    try:
+        req = parse_references(params, ls.session.settings)
+        result = await ls.run_query(lambda stop: ls.session.references(req, stop))
+    except InvalidQuery as exc:
+        raise JsonRpcInvalidParams(str(exc)) from exc
+    return result_wire(result, explain=False)
+
+
+@handles("kebab/symbol")
+async def symbol(ls: KebabServer, params: Any = None) -> dict[str, Any]:
+    try:
+        handle = parse_symbol(params)
+        info = await ls.run_query(lambda stop: ls.session.describe_symbol(handle))
+    except InvalidQuery as exc:
+        raise JsonRpcInvalidParams(str(exc)) from exc
+    return symbol_wire(info)
+
+
+@handles("kebab/context")
+async def context(ls: KebabServer, params: Any = None) -> dict[str, Any]:
+    try:
+        req = parse_context(params)
+        found = await ls.run_query(lambda stop: ls.session.context(req))
+    except InvalidQuery as exc:
+        raise JsonRpcInvalidParams(str(exc)) from exc
+    return context_wire(found)
+
+
+@handles("kebab/similar")
+async def similar(ls: KebabServer, params: Any = None) -> dict[str, Any]:
+    try:
+        req = parse_similar(params, ls.session.settings)
+        result = await ls.run_query(lambda stop: ls.session.similar(req, stop))
+    except InvalidQuery as exc:
+        raise JsonRpcInvalidParams(str(exc)) from exc
+    except SearchUnavailable as exc:
+        raise JsonRpcException(str(exc), code=REQUEST_FAILED) from exc
+    return result_wire(result, explain=False)
+
+
+@handles(types.TEXT_DOCUMENT_REFERENCES)
+async def text_document_references(ls: KebabServer,
+                                   params: types.ReferenceParams) -> list[types.Location] | None:
+    """Served from the index's refs (by name) only when `provideReferences` is on."""
+    if not ls.session.settings.provide_references:
+        return None
+    paths = _paths([params.text_document.uri])
+    if not paths:
+        return None
+    pos = params.position
+
+    def answer(stop: Any) -> list[types.Location]:
+        try:
+            name = ls.session.name_at(paths[0], pos.line, pos.character)
+        except InvalidQuery:
+            return []  # not in an open folder
+        if name is None:
+            return []
+        found = ls.session.references(ReferencesRequest(name=name, k=MAX_K), stop)
+        out = [lsp_location(h.root, h.path, h.span) for h in found.hits]
+        if params.context.include_declaration:
+            out[:0] = [lsp_location(root, path, span)
+                       for root, path, span in ls.session.definitions(name)]
+        return out
+
+    return list(await ls.run_query(answer))
 
 
 @handles("kebab/status")

@@ -16,13 +16,15 @@ from indexing.filters import Filters
 from indexing.schema import SCHEMA_VERSION
 from indexing.settings import Settings
 from indexing.store import Stats, Store, StoreClosed, StoreCorrupt, StoreUnwritable
+from indexing.text import token_parts, tokens
 from indexing.vector_index import VectorIndex, VectorsUnavailable
-from search import lexical, priors, vector
+from search import lexical, priors, usage, vector
 from search.hits import build_hit
 from search.hybrid import lexical_weight, oversample, rrf
-from search.query import Intent, ParsedQuery, highlight_words, parse, route
+from search.query import Intent, ParsedQuery, highlight_words, parse, route, usage_question
 from search.request import validate
 from search.types import (
+    DEFAULT_SNIPPET_CHARS,
     Candidate,
     Hit,
     Meta,
@@ -44,13 +46,38 @@ class Cancelled(Exception):
 
 
 
-def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent]:
-    """(channel plan, intent): which arms run, and why."""
+#: The channels an intent asks for when the mode is `auto`.
+_INTENT_PLAN = {"definition": "lexical", "concept": "hybrid", "exact_text": "lexical",
+                "usage": "refs", "similar": "vector"}
+
+
+def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent, ParsedQuery]:
+    """(channel plan, intent, the query as the arms read it): which arms run, and why."""
+    if req.intent != "auto":
+        intent, parsed = asked_intent(req.intent, parsed)
+        return (req.mode if req.mode != "auto" and intent.name != "usage"
+                else _INTENT_PLAN[intent.name]), intent, parsed
     if req.mode != "auto":
-        return req.mode, Intent(req.mode, "mode set by request")
+        return req.mode, Intent(req.mode, "mode set by request"), parsed
     intent = route(parsed)
-    plan = "hybrid" if intent.name == "semantic" else "lexical"
-    return plan, intent
+    return _INTENT_PLAN.get(intent.name, "lexical"), intent, parsed
+
+
+def asked_intent(name: str, parsed: ParsedQuery) -> tuple[Intent, ParsedQuery]:
+    """An intent the request names, and the query read the way that intent reads it."""
+    rule = "intent set by request"
+    if name == "usage":
+        found = usage_question(parsed.raw)
+        return Intent("usage", rule, found.symbol if found else parsed.raw.strip()), parsed
+    if name == "exact_text" and not parsed.is_exact and parsed.shape != "empty":
+        text = parsed.raw.strip()
+        return Intent(name, rule), ParsedQuery(parsed.raw, "quoted", parsed.terms, text)
+    if name == "similar" and parsed.shape != "empty":
+        parts = tuple(dict.fromkeys(p for t in tokens(parsed.raw) for p in token_parts(t)))
+        return Intent(name, rule), ParsedQuery(parsed.raw, "terms", parts or parsed.terms)
+    if name == "definition" and parsed.terms:
+        return Intent(name, rule, parsed.terms[-1].removesuffix("()")), parsed
+    return Intent(name, rule), parsed
 
 
 class VectorSource(Protocol):
@@ -122,8 +149,10 @@ class Searcher:
         filters = req.filters
         parsed = parse(req.query)
         stop = should_stop or (lambda: False)
-        plan, intent = _plan(req, parsed)
+        plan, intent, parsed = _plan(req, parsed)
         meta = Meta(mode=req.mode, intent={"name": intent.name, "rule": intent.rule})
+        if intent.name == "usage":
+            return self._usage(req, intent, meta, started)
         if parsed.shape == "empty":
             meta.warnings.append("the query is empty: nothing to search for")
             plan = "lexical"
@@ -131,6 +160,12 @@ class Searcher:
             reason = self.vector_error or "vector search is not enabled"
             self._degrade(req, meta, reason)
             plan = "lexical"
+        if plan == "vector" and intent.name == "similar" and req.mode == "auto":
+            vindex = self._vectors()
+            if vindex is not None and vindex.coverage(self._stats().chunks)[0] == 0:
+                meta.warnings.append("no chunk has a vector yet; answered with lexical search "
+                                     "over the code's identifier parts")
+                plan = "lexical"
         window = oversample(req.k) if plan == "hybrid" or intent.name == "definition" else req.k
         timing: dict[str, float] = {}
 
@@ -169,6 +204,25 @@ class Searcher:
         self._index_meta(meta, plan)
         timing["total_ms"] = _ms(started)
         meta.timing = timing
+        return SearchResult(hits=hits, meta=meta)
+
+    def _usage(self, req: SearchRequest, intent: Intent, meta: Meta,
+               started: float) -> SearchResult:
+        return self.usages(usage.usage_name(intent.symbol), req.filters, req.k, meta=meta,
+                           snippet_chars=req.snippet_chars, started=started)
+
+    def usages(self, name: str, filters: Filters, k: int, kinds: tuple[str, ...] = (),
+               meta: Meta | None = None, snippet_chars: int = DEFAULT_SNIPPET_CHARS,
+               started: float | None = None) -> SearchResult:
+        """The refs of `name` (`search.usage`), as `kebab/search` and `kebab/references`
+        answer them."""
+        started = time.perf_counter() if started is None else started
+        meta = meta or Meta(mode="auto", intent={"name": "usage", "rule": "references"})
+        hits, total = usage.find(self.store, str(self.root), name, filters, k, snippet_chars,
+                                 kinds)
+        usage.describe(meta, hits, total)
+        self._index_meta(meta, "refs")
+        meta.timing = {"total_ms": _ms(started)}
         return SearchResult(hits=hits, meta=meta)
 
     @staticmethod

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -60,10 +60,13 @@ class Scores:
     recall20: float = 0.0
     recall50: float = 0.0
     latencies_ms: list[float] = field(default_factory=list)
+    hit20: float | None = None  # scored for the usage set only
 
     def as_json(self) -> dict[str, float]:
         lat = sorted(self.latencies_ms)
+        extra = {} if self.hit20 is None else {"hit@20": round(self.hit20, 4)}
         return {
+            **extra,
             "n": self.n,
             "mrr@10": round(self.mrr10, 4),
             "hit@1": round(self.hit1, 4),
@@ -240,3 +243,39 @@ def blank_docs(text: str, docs: Sequence[str]) -> str:
             if len(piece) > 3:
                 text = text.replace(piece, " " * len(piece))
     return text
+
+
+#: Names called from fewer places than this make a poor usage question (one call is a lookup).
+MIN_CALL_SITES = 2
+
+
+def usage_queries(symbols: Sequence[SymbolRow], call_sites: Callable[[str], list[Target]],
+                  seed: int = 7, per_set: int = 50) -> list[EvalQuery]:
+    """The `usage` set: "who calls X" for definitions of non-test code whose name is defined
+    once, answered by every call of X in the tree (`call_sites`, read off the syntax tree at
+    index time). It measures routing and ranking, not extraction, which the extraction tests
+    pin by hand."""
+    rng = random.Random(seed)
+    counts: dict[str, int] = {}
+    for row in symbols:
+        counts[row.symbol.name] = counts.get(row.symbol.name, 0) + 1
+    names = sorted({r.symbol.name for r in symbols if not r.is_test and counts[r.symbol.name] == 1
+                    and str(r.symbol.kind) in _DEF_KINDS and len(r.symbol.name) >= 4
+                    and not r.symbol.name.startswith("__")})
+    out: list[EvalQuery] = []
+    for name in rng.sample(names, len(names)):
+        if len(out) >= per_set:
+            break
+        sites = call_sites(name)
+        if len(sites) >= MIN_CALL_SITES:
+            out.append(EvalQuery("usage", f"who calls {name}", tuple(sites)))
+    return out
+
+
+def hit_at(ranked: Sequence[Citation], targets: Sequence[Target], cut: int) -> float:
+    """1 when a result within the first `cut` answers some target."""
+    for item in ranked[:cut]:
+        chunk = item[2] if len(item) > 2 else None  # type: ignore[misc]
+        if any(t.answered_by(item[0], item[1], chunk) for t in targets):
+            return 1.0
+    return 0.0

@@ -1,7 +1,9 @@
 """Turning a stored chunk into a hit a person can read and jump to.
 
-The citation is the most precise span we can justify: the definition's name when the query
-names it, else the first matched word, else the chunk's first line. Snippets are cut around
+A hit cites its definition when its chunk holds all of it, else its chunk (`citation`, the
+wire's `location.range`); inside that, the best match (`span`, the wire's `selection`) is the
+most precise span we can justify: the definition's name when the query names it, else the
+first matched word, else the chunk's first line. Snippets are cut around
 the best line so the matched words are visible, and highlight offsets are given so clients do
 not need to re-run matching.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 from indexing.positions import char_index, utf16_len
 from indexing.records import Span
 from indexing.store import ChunkRow
+from search.handles import chunk_handles
 from search.types import Hit, Retrieval, Snippet
 
 
@@ -84,6 +87,27 @@ def _names_symbol(row: ChunkRow, words: tuple[str, ...]) -> bool:
     return name in words
 
 
+def chunk_span(row: ChunkRow) -> Span:
+    """The chunk's own span; a piece of a long line starts and ends inside its line."""
+    last = (row.text or "").rsplit("\n", 1)[-1]
+    base = row.start_col if row.start_line == row.end_line else 0
+    return Span(row.start_line, row.start_col, row.end_line, base + utf16_len(last))
+
+
+def citation(row: ChunkRow) -> Span:
+    """What a hit cites: its definition when the chunk holds all of it (from the chunk's
+    first line when leading comments or decorators come first), else the chunk."""
+    sym = row.symbol
+    if sym is not None:
+        r = sym.range
+        last = r.end_line - (1 if r.end_col == 0 and r.end_line > r.start_line else 0)
+        if row.start_line <= r.start_line and last <= row.end_line:
+            if row.start_line < r.start_line:
+                return Span(row.start_line, 0, r.end_line, r.end_col)
+            return r
+    return chunk_span(row)
+
+
 def build_hit(
     row: ChunkRow, root: str, words: tuple[str, ...], score: float, retrieval: Retrieval,
     snippet_chars: int, focus: Span | None = None
@@ -117,8 +141,13 @@ def build_hit(
     else:
         end = row.start_col + (utf16_len(lines[0]) if lines else 0)
         span = Span(row.start_line, row.start_col, row.start_line, end)
+    file_id, symbol_id = chunk_handles(row)
     return Hit(
+        citation=citation(row),
+        chunk_kind=row.chunk_kind,
         chunk_id=row.chunk_id,
+        file_id=file_id,
+        symbol_id=symbol_id,
         root=root,
         path=row.path,
         lang=row.lang,

@@ -33,9 +33,16 @@ def merge_results(results: Sequence[SearchResult], k: int, mode: str) -> SearchR
     if len(results) == 1:
         return results[0]
     ranked: list[tuple[float, int, int, Hit]] = []
+    usage = all(r.meta.query_plan == "refs" for r in results)
+    best: dict[tuple[str, str], float] = {}  # usage answers stay grouped by file
+    for result in results:
+        for hit in result.hits:
+            key = (hit.root, hit.path)
+            best[key] = max(best.get(key, 0.0), hit.score)
     for folder_index, result in enumerate(results):
         for rank, hit in enumerate(result.hits):
-            ranked.append((-hit.score, folder_index, rank, hit))
+            score = best[(hit.root, hit.path)] if usage else hit.score
+            ranked.append((-score, folder_index, rank, hit))
     ranked.sort(key=lambda item: item[:3])
     hits = [item[3] for item in ranked[:k]]
     return SearchResult(hits=hits, meta=merge_meta([r.meta for r in results], len(hits)))

@@ -159,9 +159,9 @@ def glob_to_regex(glob: str) -> str:
 class Intent:
     """What the user is after, and the rule that decided it (reported in `meta.intent`)."""
 
-    name: str  # definition | exact_text | semantic | lexical
+    name: str  # definition | exact_text | concept | usage | similar | lexical
     rule: str
-    symbol: str = ""  # the identifier a definition query names
+    symbol: str = ""  # the identifier a definition or usage query names
 
 
 # An identifier as `indexing.text` defines one, or with `$` in it (JavaScript, PHP).
@@ -175,9 +175,39 @@ _FIND = re.compile(
 )
 
 
+#: Questions about uses of a name, each with the rule `meta.intent` reports.
+_USAGE: tuple[tuple[str, re.Pattern[str]], ...] = tuple((rule, re.compile(pattern, re.I)) for
+                                                        rule, pattern in (
+    ("who calls X", r"^who\s+(?:calls|uses|imports|references)\s+(?:the\s+)?"
+                    r"(?:function\s+|method\s+|class\s+|type\s+)?(\S+?)\s*\??$"),
+    ("where is X used", r"^where\s+(?:is|are)\s+(?:the\s+)?(\S+?)\s+"
+                        r"(?:used|called|referenced|imported)\s*\??$"),
+    ("usages of X", r"^(?:find\s+)?(?:all\s+)?(?:usages?|uses|callers|call\s+sites)\s+of\s+"
+                    r"(\S+?)\s*\??$"),
+    ("references to X", r"^(?:find\s+)?(?:all\s+)?(?:references?|refs?)\s+(?:to|of)\s+"
+                        r"(\S+?)\s*\??$"),
+))
+
+
+def usage_question(text: str) -> Intent | None:
+    """"who calls X", "where is X used", "usages of X", "references to X" (and close
+    variants): a usage intent naming X, or None."""
+    for rule, pattern in _USAGE:
+        found = pattern.match(text.strip().strip("`"))
+        if found:
+            name = found.group(1).strip("`'\"")
+            if _IDENTIFIER.match(name):
+                return Intent("usage", rule, _bare(name))
+    return None
+
+
 def route(parsed: ParsedQuery) -> Intent:
-    """Decide the intent for `mode: auto`. Identifiers go definitions-first, quoted text and
-    code go to exact text, and everything else is natural language for hybrid search."""
+    """Decide the intent for `mode: auto`. Usage questions go to refs, identifiers go
+    definitions-first, quoted text and code go to exact text, and everything else is natural
+    language for hybrid search."""
+    usage = usage_question(parsed.raw) if parsed.shape in ("terms", "code") else None
+    if usage is not None:
+        return usage
     if parsed.shape == "quoted":
         return Intent("exact_text", "quoted string")
     if parsed.shape == "code":
@@ -192,7 +222,7 @@ def route(parsed: ParsedQuery) -> Intent:
     found = _FIND.match(text)
     if found and _IDENTIFIER.match(found.group(1)):
         return Intent("definition", "find phrase", _bare(found.group(1)))
-    return Intent("semantic", "natural language")
+    return Intent("concept", "natural language")
 
 
 def _bare(identifier: str) -> str:

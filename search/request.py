@@ -17,11 +17,18 @@ from search.query import glob_to_regex
 from search.types import InvalidQuery, SearchRequest
 
 KINDS: tuple[str, ...] = tuple(k.value for k in SymbolKind)
+#: What a request is after; `auto` lets the query's shape and wording decide (search.query).
+INTENTS: tuple[str, ...] = ("auto", "definition", "concept", "exact_text", "usage", "similar")
 
 PARAMS: dict[str, Spec] = {
     "query": Spec("What to search for (see Query syntax).", Scope.SEARCH, "string"),
     "mode": Spec("Which channels answer: auto routes by intent.", Scope.SEARCH, "choice",
                  choices=MODES, default_doc="the defaultMode setting"),
+    "intent": Spec("What is asked for: auto decides from the query (and reports the rule); "
+                   "usage lists the refs of a name.", Scope.SEARCH, "choice", choices=INTENTS,
+                   default_doc="auto"),
+    "group": Spec("Answer {definitions, files, blocks} instead of one list of hits.",
+                  Scope.SEARCH, "boolean"),
     "k": Spec("How many hits.", Scope.SEARCH, "integer", minimum=1, maximum=MAX_K,
               default_doc="the defaultK setting"),
     "explain": Spec("Say for each hit which channels found it, at what rank and score.",
@@ -74,6 +81,7 @@ def validate(req: SearchRequest) -> None:
     """A request built by code rather than parsed obeys the same rules."""
     check_text(req.query, MAX_QUERY_CHARS)
     _checked("mode", PARAMS["mode"], req.mode)
+    _checked("intent", PARAMS["intent"], req.intent)
     _checked("k", PARAMS["k"], req.k)
     if req.snippet_chars < 20:
         raise InvalidQuery("snippet_chars must be at least 20")
@@ -108,18 +116,20 @@ def parse_request(raw: Any, settings: Settings) -> SearchRequest:
              for name, spec in FILTERS.items() if filters.get(name) is not None}
     return build(query, settings, mode=values.get("mode"), k=values.get("k"),
                  explain=values.get("explain", False), langs=given.get("lang", ()),
-                 kinds=given.get("kind", ()), path_glob=given.get("path_glob"))
+                 kinds=given.get("kind", ()), path_glob=given.get("path_glob"),
+                 intent=values.get("intent"), group=values.get("group", False))
 
 
 def build(query: str, settings: Settings, mode: str | None = None, k: int | None = None,
           explain: bool = False, langs: tuple[str, ...] = (), kinds: tuple[str, ...] = (),
-          path_glob: str | None = None) -> SearchRequest:
+          path_glob: str | None = None, intent: str | None = None,
+          group: bool = False) -> SearchRequest:
     """A checked request; what is not given comes from the settings."""
     if path_glob is not None:
         glob_to_regex(path_glob)  # a bad glob fails here, before any work
     return SearchRequest(
         query=query, mode=mode or settings.default_mode, k=k or settings.default_k,
-        explain=explain,
+        explain=explain, intent=intent or "auto", group=group,
         filters=Filters(langs=tuple(langs), kinds=tuple(kinds), path_glob=path_glob))
 
 
@@ -128,6 +138,8 @@ def add_arguments(parser: Any) -> None:
     parser.add_argument("query", help=PARAMS["query"].doc)
     parser.add_argument("-k", type=int, default=None, help=PARAMS["k"].doc)
     parser.add_argument("--mode", choices=MODES, default=None, help=PARAMS["mode"].doc)
+    parser.add_argument("--intent", choices=INTENTS, default=None, help=PARAMS["intent"].doc)
+    parser.add_argument("--group", action="store_true", help=PARAMS["group"].doc)
     parser.add_argument("--explain", action="store_true", help=PARAMS["explain"].doc)
     parser.add_argument("--lang", action="append", default=None, help=FILTERS["lang"].doc)
     parser.add_argument("--kind", action="append", default=None, choices=KINDS,
@@ -140,4 +152,4 @@ def from_arguments(args: Any, settings: Settings) -> SearchRequest:
         _checked("k", PARAMS["k"], args.k)
     return build(args.query, settings, mode=args.mode, k=args.k, explain=args.explain,
                  langs=tuple(args.lang or ()), kinds=tuple(args.kind or ()),
-                 path_glob=args.path_glob)
+                 path_glob=args.path_glob, intent=args.intent, group=args.group)

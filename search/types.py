@@ -38,6 +38,8 @@ class SearchRequest:
     filters: Filters = field(default_factory=Filters)
     explain: bool = False
     snippet_chars: int = DEFAULT_SNIPPET_CHARS
+    intent: str = "auto"  # see search.request.INTENTS
+    group: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +80,7 @@ class Hit:
     root: str  # absolute workspace folder the path is relative to
     path: str
     lang: str
-    span: Span  # the citation: what a client jumps to
+    span: Span  # the best match: what a client jumps to and selects (`selection` on the wire)
     chunk_lines: tuple[int, int]  # 0-based inclusive lines of the whole chunk
     title: str
     kind: str
@@ -87,6 +89,12 @@ class Hit:
     snippet: Snippet
     score: float
     retrieval: Retrieval
+    file_id: str = ""  # stable handles (`search.handles`); chunk_id is the chunk's
+    symbol_id: str | None = None
+    selection: Span | None = None  # kept for callers that set the match apart from `span`
+    citation: Span | None = None  # the cited definition's or chunk's span (`location.range`)
+    chunk_kind: str = ""  # definition, code, section, text; usage for a usage hit
+    ref: dict[str, Any] | None = None  # a usage hit: the ref's kind, name and receiver
 
 
 @dataclass(slots=True)

@@ -11,6 +11,7 @@ from indexing.extract.code_chunks import code_chunks
 from indexing.extract.definition import CONTAINER_KINDS, TYPE_KINDS, Definition
 from indexing.extract.docs import comment_doc, lead, python_doc
 from indexing.extract.nodes import MAX_DEF_DEPTH, MAX_SIGNATURE_CHARS, cap, collapse
+from indexing.extract.refs import extract_refs
 from indexing.languages import LanguageRules, get_query, language_rules, parse
 from indexing.positions import SourceText
 from indexing.records import Extraction, Symbol, SymbolKind
@@ -48,7 +49,8 @@ def extract_code(lang: str, src: SourceText) -> Extraction:
     _link(defs, _root_scope(rules, src, root), rules)
     symbols = [_to_symbol(src, d) for d in defs]
     chunks = code_chunks(src, defs)
-    return Extraction(lang=lang, symbols=symbols, chunks=chunks)
+    return Extraction(lang=lang, symbols=symbols, chunks=chunks,
+                      refs=extract_refs(src, root, defs, tree.language))
 
 
 def _best_hits(lang: str, root: Node) -> list[tuple[str, Node, Node]]:

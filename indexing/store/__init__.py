@@ -11,7 +11,8 @@ Why the shape:
 
 `Store` is the one object callers use; each part of it is a module of its own: `connection`
 (open, rebuild, per-thread connections, meta), `writes`, `changes` (the change log),
-`retrieval` (the read API search uses), `catalog` (what is indexed) and `embed_cache`.
+`retrieval` (the read API search uses), `refs` (uses of names, and what handles resolve
+through), `catalog` (what is indexed) and `embed_cache`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from indexing.store.connection import (
     StoreWatcher,
 )
 from indexing.store.embed_cache import EmbeddingCache, EmbeddingSource
+from indexing.store.refs import FileRow, RefKey, RefRow, Refs
 from indexing.store.retrieval import QuerySyntaxError, Retrieval
 from indexing.store.rows import ChunkRow, SymbolRow
 from indexing.store.writes import FileWrite, Writes
@@ -40,9 +42,12 @@ __all__ = [
     "EmbeddingSource",
     "FileState",
     "FileText",
+    "FileRow",
     "FileWrite",
     "Filters",
     "QuerySyntaxError",
+    "RefKey",
+    "RefRow",
     "Stats",
     "Store",
     "StoreClosed",
@@ -55,5 +60,5 @@ __all__ = [
 ]
 
 
-class Store(Writes, Retrieval, Catalog, EmbeddingCache):
+class Store(Writes, Retrieval, Refs, Catalog, EmbeddingCache):
     """Owns one index directory's SQLite database."""

@@ -79,8 +79,8 @@ class Catalog(StoreConnection):
             "JOIN file_text t ON t.file_id = f.id ORDER BY f.path")]
 
     def snapshot(self) -> dict[str, list[tuple[object, ...]]]:
-        """What the index holds, independent of row ids and write order: files, symbols and
-        chunks as sorted tuples. Two indexes of the same tree have equal snapshots, however
+        """What the index holds, independent of row ids and write order: files, symbols,
+        chunks and refs as sorted tuples. Two indexes of the same tree have equal snapshots, however
         they were built (at once, incrementally, or after a crash and a restart)."""
         conn = self.conn
         files = sorted(tuple(r) for r in conn.execute(
@@ -96,4 +96,9 @@ class Catalog(StoreConnection):
             "LEFT JOIN symbols s ON s.id = c.symbol_id")), key=repr)
         texts = sorted(tuple(r) for r in conn.execute(
             "SELECT f.path, unpack(t.text) FROM file_text t JOIN files f ON f.id = t.file_id"))
-        return {"files": files, "symbols": symbols, "chunks": chunks, "texts": texts}
+        refs = sorted((tuple(r) for r in conn.execute(
+            "SELECT f.path, r.name, r.kind, r.receiver, r.start_line, r.start_col, r.end_line, "
+            "r.end_col, s.ord FROM refs r JOIN files f ON f.id = r.file_id "
+            "LEFT JOIN symbols s ON s.id = r.symbol_id")), key=repr)
+        return {"files": files, "symbols": symbols, "chunks": chunks, "texts": texts,
+                "refs": refs}

@@ -31,6 +31,9 @@ class ChunkRow:
     symbol: Symbol | None
     start_col: int = 0  # UTF-16 column of the text on `start_line` (`Chunk.start_col`)
     rank: float = 0.0  # raw bm25 when it came from FTS; never sent to clients
+    file_rowid: int = 0  # what stable handles are made of (`search.handles`)
+    file_hash: str = ""
+    symbol_ord: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +52,7 @@ CHUNK_COLUMNS_NO_TEXT = """
     s.name, s.kind, s.container, s.qualified_name,
     s.start_line, s.start_col, s.end_line, s.end_col,
     s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_end_col, s.signature, s.doc,
-    c.start_col
+    c.start_col, f.id, f.hash, s.ord
 """
 CHUNK_COLUMNS = CHUNK_COLUMNS_NO_TEXT.replace("NULL,", f"{CHUNK_TEXT},", 1)
 CHUNK_FROM = """
@@ -92,4 +95,7 @@ def chunk_from(row: Sequence[Any], rank: float = 0.0) -> ChunkRow:
         symbol=symbol_from(row[12:26]) if row[12] is not None else None,
         start_col=row[26],
         rank=rank,
+        file_rowid=row[27],
+        file_hash=row[28],
+        symbol_ord=row[29],
     )

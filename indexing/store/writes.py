@@ -13,6 +13,7 @@ from pathlib import Path
 from indexing.chunking import split_lines
 from indexing.records import Extraction, Symbol, chunk_id_for, text_hash
 from indexing.store.changes import ChangeLog
+from indexing.store.refs import insert_refs
 from indexing.store.rows import CHUNK_COLUMNS, CHUNK_FROM, chunk_from
 from indexing.store.texts import Packed, chunk_text_to_store, pack_text
 from indexing.text import identifier_parts, path_terms
@@ -79,6 +80,7 @@ class Writes(ChangeLog):
         symbol_ids = self._insert_symbols(file_id, write.extraction.symbols)
         self._insert_chunks(file_id, write.path, write.extraction, symbol_ids,
                             split_lines(write.text))
+        insert_refs(conn, file_id, write.extraction.refs, symbol_ids)
         return old_ids
 
     def _insert_symbols(self, file_id: int, symbols: Sequence[Symbol]) -> list[int]:
@@ -141,6 +143,7 @@ class Writes(ChangeLog):
         conn.executemany("DELETE FROM chunks_fts WHERE rowid=?", [(r[0],) for r in chunk_rows])
         conn.execute("DELETE FROM text_trigram WHERE rowid=?", (file_id,))
         conn.execute("DELETE FROM chunks WHERE file_id=?", (file_id,))
+        conn.execute("DELETE FROM refs WHERE file_id=?", (file_id,))
         conn.execute("DELETE FROM symbols WHERE file_id=?", (file_id,))
         conn.execute("DELETE FROM files WHERE id=?", (file_id,))
         return [r[1] for r in chunk_rows]

@@ -49,8 +49,13 @@ async def test_search_with_filters(start_server: StartFn, workspace: Path) -> No
     assert hit["path"] == "web/api.ts"
     assert hit["location"]["uri"] == (workspace / "web/api.ts").resolve().as_uri()
     start = position("web/api.ts", "getUserById")
-    assert (hit["location"]["range"]["start"]["line"],
-            hit["location"]["range"]["start"]["character"]) == start
+    assert (hit["selection"]["start"]["line"], hit["selection"]["start"]["character"]) == start
+    # The location cites the whole definition, from `function` to its closing brace.
+    assert hit["location"]["range"] == {
+        "start": dict(zip(("line", "character"), position("web/api.ts", "function getUser"),
+                          strict=True)),
+        "end": dict(zip(("line", "character"), position("web/api.ts", '"x" };\n}', end=True),
+                        strict=True))}
     assert hit["symbol"] == "getUserById" and hit["kind"] == "function"
     assert hit["retrieval"]["method"] == "lexical" and hit["retrieval"]["lexical_rank"] == 1
     assert top["meta"]["index"]["building"] is False
@@ -96,7 +101,7 @@ async def test_search_in_every_mode_explains_itself(start_server: StartFn,
     assert "parse_config" in [h["symbol"] for h in hybrid["hits"][:3]]
     assert hybrid["meta"]["intent"] == {"name": "hybrid", "rule": "mode set by request"}
     auto = valid(await s.search({"query": query, "mode": "auto"}))
-    assert auto["meta"]["intent"] == {"name": "semantic", "rule": "natural language"}
+    assert auto["meta"]["intent"] == {"name": "concept", "rule": "natural language"}
 
 
 BAD_PARAMS: list[tuple[Any, str]] = [

@@ -116,4 +116,5 @@ async def test_positions_are_utf16_even_when_the_client_prefers_utf8(
     # The symbol's range starts at `function` (UTF-16 column 22; UTF-8 would say 24).
     assert found and found[0].location.range.start.character == 22
     hit = (await s.search({"query": "afterCoffee", "mode": "lexical"}))["hits"][0]
-    assert hit["location"]["range"]["start"]["character"] == 31  # the name; UTF-8: 33
+    assert hit["selection"]["start"]["character"] == 31  # the name; UTF-8: 33
+    assert hit["location"]["range"]["start"]["character"] == 22  # the definition it cites

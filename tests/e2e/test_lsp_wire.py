@@ -58,7 +58,7 @@ def test_a_hostile_client_gets_errors_and_the_server_keeps_serving(tmp_path: Pat
         assert c.answer(20)["error"]["code"] == -32602
         c.send(json.loads(request(21, "kebab/search", {"query": "get_user_by_id"})))
         top = c.answer(21)["result"]["hits"][0]
-        assert (top["path"], top["location"]["range"]["start"]) == (
+        assert (top["path"], top["selection"]["start"]) == (
             "app/users.py", {"line": 8, "character": 8})  # and still right
 
         c.send(json.loads(request(22, "workspace/symbol", {"query": "q" * 100_000})))

@@ -77,6 +77,8 @@ def results() -> dict[str, Any]:
             "status": {"files": 9, "symbols": 50, "chunks": 60},
             "symbol_exact": symbol, "symbol_fuzzy": lookup,
             "search_lexical": search, "search_auto": search,
+            "references": passes(ms(*range(1, 21)), ms(*range(2, 22)), ms(*range(3, 23)))
+            | {"refs_per_name": [1, 2]},
             "exact": {"ours": lookup, "rg": passes(ms(50), ms(55), ms(60)), "recall": 1.0,
                       "queries": 3, "missed": [], "rg_files_not_indexed": 0},
             "did_save": passes(fast(), fast(), fast()) | {"notes": [], "debounce_ms": 0},
@@ -151,6 +153,17 @@ def test_report_renders_every_section_with_spreads() -> None:
     assert "nl: hybrid ≥ baseline hybrid: 0.700 vs 0.800 → **not met**" in md
     assert "Load average (1 min) at the start of each pass: 1.0, 1.1, 1.2." in md
     assert "nan" not in md.lower()
+    assert "| kebab/references by name (k=50) | 20 | 11.0 (10.0–12.0) | 20.0 (19.0–21.0) |" in md
+
+
+def test_references_goal_and_results_without_it() -> None:
+    r = results()
+    assert {g.label: g.met for g in goals(r)}["kebab/references p95 < 30 ms"] is True
+    r["server"]["references"] = passes(ms(10), ms(31))
+    assert {g.label: g.met for g in goals(r)}["kebab/references p95 < 30 ms"] is False
+    del r["server"]["references"]  # results from before the request existed
+    assert all("references" not in g.label for g in goals(r))
+    assert "kebab/references" not in report.render(r)
 
 
 def test_goals_follow_the_worst_pass() -> None:

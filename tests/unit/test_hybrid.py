@@ -174,7 +174,7 @@ def test_auto_routes_by_intent(corpus: Workspace) -> None:
     assert intent("where is slugify defined") == {"name": "definition", "rule": "find phrase"}
     assert intent('"time.sleep"') == {"name": "exact_text", "rule": "quoted string"}
     assert intent("session.get(url)") == {"name": "exact_text", "rule": "code fragment"}
-    assert intent("how do we wait between attempts") == {"name": "semantic",
+    assert intent("how do we wait between attempts") == {"name": "concept",
                                                          "rule": "natural language"}
 
 

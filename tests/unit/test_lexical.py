@@ -51,8 +51,11 @@ def test_citation_is_the_definition_name(workspace: Workspace) -> None:
     wire = result_wire(SearchResult([hit], run(workspace, "x").meta), explain=False)
     loc = wire["hits"][0]["location"]
     assert loc["uri"] == (workspace.root / "src/users/store.py").as_uri()
-    assert loc["range"] == {"start": {"line": 11, "character": 8},
-                            "end": {"line": 11, "character": 22}}
+    # The location cites the whole definition; the selection is the name inside it.
+    assert loc["range"] == {"start": {"line": 11, "character": 4},
+                            "end": {"line": 13, "character": 39}}
+    assert wire["hits"][0]["selection"] == {"start": {"line": 11, "character": 8},
+                                            "end": {"line": 11, "character": 22}}
 
 
 def test_scores_are_normalized_and_ordered(workspace: Workspace) -> None:

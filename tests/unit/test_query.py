@@ -22,7 +22,7 @@ CODE = ["foo(bar, 1)", "@storage_var", "if err != nil", "x = foo(a, b)", "std::v
 def test_prose_with_apostrophes_or_calls_stays_words(query: str) -> None:
     parsed = parse(query)
     assert parsed.shape == "terms"
-    assert route(parsed).name == "semantic"
+    assert route(parsed).name == "concept"
     assert parsed.text == " ".join(query.split())
 
 

@@ -156,7 +156,8 @@ H.run(function()
     local byte = line:find("brewCoffee", 1, true) - 1
     H.eq(byte, 37, "byte column of brewCoffee in the fixture")
     local hit = picked.items[picked.index]
-    H.eq(hit.location.range.start, { line = 1, character = 34 }, "UTF-16 position from the server")
+    H.eq(hit.selection.start, { line = 1, character = 34 }, "UTF-16 position from the server")
+    H.eq(hit.location.range.start, { line = 1, character = 25 }, "the cited definition starts earlier")
     H.eq(cursor(), { cafe, 2, 37 }, "cursor")
   end)
 
@@ -190,7 +191,7 @@ H.run(function()
     end
     H.eq(picked.prompt, "kebab: YAML config file [lexical]", "prompt")
     -- A prose hit points at the first matched word: "YAML" in the docstring.
-    H.eq(picked.items[picked.index].location.range.start, { line = 16, character = 17 }, "hit position")
+    H.eq(picked.items[picked.index].selection.start, { line = 16, character = 17 }, "hit position")
     H.eq(picked.lines[picked.index], 'app/users.py:17:18  parse_config (function)  """Reads the YAML config file."""', "picker line")
     H.eq(cursor(), { users, 17, 17 }, "cursor")
   end)
@@ -217,6 +218,52 @@ H.run(function()
       return vim.api.nvim_buf_get_name(0) == users
     end, "the jump")
     H.eq(cursor(), { users, 9, 8 }, "cursor")
+  end)
+
+  H.check(":KebabUsages lists calls first and jumps to the chosen one", function()
+    reset_to(users)
+    vim.api.nvim_win_set_cursor(0, { 16, 6 }) -- on `parse_config` in its definition
+    stub_select(function()
+      return 1
+    end)
+    vim.cmd("KebabUsages")
+    local test_users = ws .. "/tests/test_users.py"
+    H.wait(5000, function()
+      return vim.api.nvim_buf_get_name(0) == test_users
+    end, "the jump to tests/test_users.py")
+    H.eq(picked.prompt, "kebab usages: parse_config", "prompt")
+    H.eq(#picked.lines, 2, "the call and the import; the definition is not a usage")
+    H.truthy(vim.startswith(picked.lines[1], "tests/test_users.py:5:12  test_parse_config (function)"),
+      "the call first: " .. picked.lines[1])
+    H.truthy(vim.startswith(picked.lines[2], "tests/test_users.py:1:23"), "then the import: " .. picked.lines[2])
+    H.eq(picked.items[1].ref.kind, "call", "ref kind")
+    H.eq(cursor(), { test_users, 5, 11 }, "cursor on the call")
+  end)
+
+  H.check(":[range]KebabSimilar leaves the range out", function()
+    reset_to(users)
+    local got
+    local orig = kebab.similar
+    kebab.similar = function(first, last, opts)
+      opts.on_result = function(r)
+        got = r
+      end
+      return orig(first, last, opts)
+    end
+    stub_select(function()
+      return nil
+    end)
+    vim.cmd("9,10KebabSimilar")
+    H.wait(5000, function()
+      return got ~= nil
+    end, "a kebab/similar answer")
+    kebab.similar = orig
+    H.eq(got.meta.intent.name, "similar", "intent")
+    H.truthy(#got.hits > 0, "some hits")
+    for _, hit in ipairs(got.hits) do
+      local inside = hit.path == "app/users.py" and hit.lines.start <= 9 and hit.lines["end"] >= 8
+      H.truthy(not inside, "the range itself is left out: " .. vim.inspect(hit.lines))
+    end
   end)
 
   H.check(":KebabSearch! fills the quickfix list", function()

@@ -55,6 +55,8 @@ interface WireRange {
 interface SearchHit {
   path: string;
   location: { uri: string; range: WireRange };
+  /** The best match inside the cited definition or chunk: where the cursor goes. */
+  selection?: WireRange;
   title: string;
   kind: string;
   symbol: string | null;
@@ -573,7 +575,7 @@ class KebabExtension implements vscode.Disposable {
   private async openHit(hit: SearchHit): Promise<void> {
     try {
       const uri = vscode.Uri.parse(hit.location.uri);
-      const r = hit.location.range;
+      const r = hit.selection ?? hit.location.range;
       const range = new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
       const doc = await vscode.workspace.openTextDocument(uri);
       const editor = await vscode.window.showTextDocument(doc, {
@@ -726,7 +728,7 @@ const KIND_ICONS: Record<string, string> = {
 
 function hitItem(hit: SearchHit): HitItem {
   const icon = KIND_ICONS[hit.kind] ?? 'file-text';
-  const line = hit.location.range.start.line + 1;
+  const line = (hit.selection ?? hit.location.range).start.line + 1;
   return {
     label: `$(${icon}) ${hit.title}`,
     description: `${hit.path}:${line}`,

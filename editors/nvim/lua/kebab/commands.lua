@@ -4,6 +4,9 @@
 ---   :KebabSearch[!] [mode=M] [k=N] [lang=L[,L]] [kind=K[,K]] [path=GLOB] [query...]
 ---       kebab/search; ! sends every hit to the quickfix list instead of a picker.
 ---   :KebabSymbols[!] [query]   workspace/symbol; ! sends them to the quickfix list.
+---   :KebabUsages[!]            usages of the name under the cursor (kebab/references).
+---   :[range]KebabSimilar[!]    code like the range (default: the current line), by vector
+---                              (kebab/similar); ! sends the hits to the quickfix list.
 ---   :KebabStatus               kebab/status summary.
 ---   :KebabReindex              rebuild the index from scratch (kebab.reindex).
 ---   :KebabInstall [python]     the server, into a private venv from this plugin's checkout.
@@ -81,6 +84,12 @@ function M.define()
     local query = cmd.args ~= "" and cmd.args or nil
     require("kebab").symbols(query, { quickfix = cmd.bang })
   end, { nargs = "*", bang = true, desc = "kebab: workspace symbols (! = quickfix list)" })
+  create("KebabUsages", function(cmd)
+    require("kebab").usages({ quickfix = cmd.bang })
+  end, { nargs = 0, bang = true, desc = "kebab: usages of the name under the cursor" })
+  create("KebabSimilar", function(cmd)
+    require("kebab").similar(cmd.line1, cmd.line2, { quickfix = cmd.bang })
+  end, { nargs = 0, bang = true, range = true, desc = "kebab: code similar to the range" })
   create("KebabStatus", function()
     require("kebab").show_status()
   end, { nargs = 0, desc = "kebab: index status" })

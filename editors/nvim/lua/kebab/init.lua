@@ -350,9 +350,18 @@ local function position(loc)
   return start_pos.line + 1, start_pos.character + 1
 end
 
+--- Where a result sends the cursor: a hit's `selection` (its best match) in its location's
+--- document when the server sends one, else the location itself (workspace symbols).
+function M.target(entry)
+  if type(entry.selection) == "table" and entry.location then
+    return { uri = entry.location.uri, range = entry.selection }
+  end
+  return entry.location
+end
+
 --- One picker line for a kebab/search hit: `path:line:col  title (kind)  snippet`.
 function M.format_hit(hit, client)
-  local line, col = position(hit.location)
+  local line, col = position(M.target(hit))
   local path = hit.path or relpath(hit.location.uri, client)
   local text = ("%s:%d:%d  %s (%s)"):format(path, line, col, util.one_line(hit.title), hit.kind or "?")
   local snippet = util.first_line(hit.snippet and hit.snippet.text)
@@ -390,7 +399,7 @@ end
 local function to_quickfix(title, entries, client, text_of)
   local items = {}
   for _, e in ipairs(entries) do
-    local loc = e.location
+    local loc = M.target(e)
     local fname = vim.uri_to_fname(loc.uri)
     local lnum, col = position(loc)
     -- Quickfix columns are bytes; the server's are in the negotiated encoding (UTF-16).
@@ -490,9 +499,68 @@ function M.search(query, opts)
       end)
     end
     pick(hits, ("kebab: %s [%s]"):format(query, meta.mode or params.mode or "auto"), "kebab_search", M.format_hit, client, function(hit)
-      M.jump(hit.location, client)
+      M.jump(M.target(hit), client)
     end)
   end, "kebab/search")
+end
+
+-- ---------------------------------------------------------------------------------------
+-- kebab/references and kebab/similar
+-- ---------------------------------------------------------------------------------------
+
+local function show_hits(title, result, client, opts, none)
+  if opts.on_result then
+    opts.on_result(result)
+  end
+  local hits = type(result) == "table" and type(result.hits) == "table" and result.hits or {}
+  if #hits == 0 then
+    notify(none, vim.log.levels.INFO)
+    return
+  end
+  if opts.quickfix then
+    return to_quickfix(title, hits, client, function(h)
+      local how = type(h.ref) == "table" and h.ref.kind or h.kind
+      return util.one_line(h.title) .. " (" .. tostring(how) .. ")"
+    end)
+  end
+  pick(hits, title, "kebab_search", M.format_hit, client, function(hit)
+    M.jump(M.target(hit), client)
+  end)
+end
+
+--- Usages of the name under the cursor (kebab/references), calls and imports first.
+--- opts: k, quickfix, on_result(result).
+function M.usages(opts)
+  opts = opts or {}
+  local client = M.client(vim.api.nvim_get_current_buf(), true)
+  if not client then
+    return false
+  end
+  local params = vim.lsp.util.make_position_params(0, client.offset_encoding or "utf-16")
+  params.k = opts.k or 100
+  local word = vim.fn.expand("<cword>")
+  return M.request("kebab/references", params, function(result, c)
+    show_hits("kebab usages: " .. word, result, c, opts, ("no usages of %q"):format(word))
+  end, "kebab/references")
+end
+
+--- Code like lines `first`..`last` (1-based) of the current buffer (kebab/similar), the
+--- lines themselves left out. opts: k, quickfix, on_result(result).
+function M.similar(first, last, opts)
+  opts = opts or {}
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr, true)
+  if not client then
+    return false
+  end
+  local last_line = vim.api.nvim_buf_get_lines(bufnr, last - 1, last, false)[1] or ""
+  local params = vim.lsp.util.make_given_range_params(
+    { first, 0 }, { last, #last_line }, bufnr, client.offset_encoding or "utf-16")
+  params.k = opts.k or M.config.search.k
+  return M.request("kebab/similar", params, function(result, c)
+    show_hits(("kebab similar: lines %d-%d"):format(first, last), result, c, opts,
+      "no similar code found")
+  end, "kebab/similar")
 end
 
 -- ---------------------------------------------------------------------------------------

@@ -1,0 +1,39 @@
+"""`kebab/similar`: the chunks nearest to a piece of code, by vector, leaving out the code
+itself. Without vectors the answer is lexical over the code's identifier parts, and a warning
+says so (the `similar` intent of `search.engine`)."""
+
+from __future__ import annotations
+
+from indexing.filters import Filters
+from indexing.records import Span
+from search.engine import Searcher, ShouldStop
+from search.request import MAX_QUERY_CHARS
+from search.types import MAX_K, Hit, SearchRequest, SearchResult
+
+#: Extra hits asked for, so the ones excluded (the code itself) still leave k.
+_SPARE = 10
+
+
+def excluded(hit: Hit, path: str, span: Span) -> bool:
+    """The hit is (part of) the code the request is about."""
+    first, last = hit.chunk_lines
+    return hit.path == path and first <= span.end_line and span.start_line <= last
+
+
+def similar(searcher: Searcher, text: str, k: int, filters: Filters,
+            exclude: tuple[str, Span] | None = None,
+            should_stop: ShouldStop | None = None) -> SearchResult:
+    warnings = []
+    if len(text) > MAX_QUERY_CHARS:
+        text = text[:MAX_QUERY_CHARS]
+        warnings.append(f"the code is longer than {MAX_QUERY_CHARS:,} characters; its start "
+                        "was used")
+    req = SearchRequest(query=text, intent="similar", k=min(MAX_K, k + _SPARE),
+                        filters=filters)
+    result = searcher.search(req, should_stop)
+    hits = result.hits
+    if exclude is not None:
+        hits = [h for h in hits if not excluded(h, *exclude)]
+    result.hits = hits[:k]
+    result.meta.warnings.extend(warnings)
+    return result

@@ -1,0 +1,53 @@
+"""Intents a request names: each reads the query its own way and says so in meta.intent."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexing.settings import Settings
+from kebab_lsp.workspace import Workspace
+from search.request import INTENTS, parse_request
+from search.types import InvalidQuery
+
+
+def ask(ws: Workspace, query: str, **params: object) -> tuple[dict[str, str] | None, list[str],
+                                                               str]:
+    req = parse_request({"query": query, **params}, Settings())
+    result = ws.searcher.search(req)
+    return result.meta.intent, [h.title for h in result.hits], result.meta.query_plan
+
+
+def test_each_intent_reads_the_query_its_own_way(workspace: Workspace) -> None:
+    rule = "intent set by request"
+    # exact_text: the words as one string, as grep would (not as terms in any order).
+    intent, titles, plan = ask(workspace, "in memory, keyed", intent="exact_text")
+    assert (intent, plan) == ({"name": "exact_text", "rule": rule}, "exact")
+    assert titles == ["UserStore"]  # "Keeps users in memory, keyed by id."
+    intent, titles, plan = ask(workspace, "keyed in memory", intent="exact_text")
+    assert titles == []
+    # definition: the named definition first, even for a word auto reads as prose.
+    intent, titles, _ = ask(workspace, "add_user", intent="definition")
+    assert intent == {"name": "definition", "rule": rule} and titles[0] == "UserStore.add_user"
+    # concept: hybrid (with a lexical fallback that says so when vectors cannot serve), even
+    # for an identifier, which auto would send to definitions.
+    intent, titles, plan = ask(workspace, "getUserById", intent="concept")
+    assert intent == {"name": "concept", "rule": rule}
+    result = workspace.searcher.search(parse_request({"query": "getUserById",
+                                                      "intent": "concept"}, Settings()))
+    assert result.meta.query_plan.endswith("+vector") or any(
+        "answered with lexical search" in w for w in result.meta.warnings)
+    # similar: the code's identifier parts, any of them.
+    intent, titles, _ = ask(workspace, "def get_user_by_id(self, user_id)", intent="similar")
+    assert intent == {"name": "similar", "rule": rule}
+    assert "UserStore.get_user_by_id" in titles[:3]
+    # usage: the refs of a bare name.
+    intent, titles, plan = ask(workspace, "UserStore", intent="usage")
+    assert (intent, plan) == ({"name": "usage", "rule": rule}, "refs")
+
+
+def test_unknown_intent_is_refused() -> None:
+    assert INTENTS == ("auto", "definition", "concept", "exact_text", "usage", "similar")
+    with pytest.raises(InvalidQuery, match="unknown intent 'usages'"):
+        parse_request({"query": "x", "intent": "usages"}, Settings())
+    with pytest.raises(InvalidQuery, match="'group'"):
+        parse_request({"query": "x", "group": "yes"}, Settings())
