@@ -133,15 +133,18 @@ def _field(spec: Spec, extra: str = "", default_doc: str | None = None) -> Any:
 
 
 _INTENT_DOC = (
-    " auto routes by the query: an identifier finds its definition first, quoted "
-    "text or code finds exact text, a sentence runs hybrid (words + meaning); lexical = words "
-    "and exact text only; vector = meaning only; hybrid = both fused. An explicit choice is "
-    "obeyed or fails with an error, never silently answered another way.")
+    " definition = where a name is defined; concept = code about an idea; exact_text = a "
+    "literal string; usage = where a name is used (calls, imports, mentions); similar = code "
+    "like the query's code.")
+_MODE_DOC = (
+    " auto routes by the intent; lexical = words and exact text only; vector = meaning only; "
+    "hybrid = both fused. An explicit choice is obeyed or fails with an error, never silently "
+    "answered another way.")
 
 
 def _search_signature() -> inspect.Signature:
-    """(query, intent, k, lang, kind, path_glob, group, explain, cursor): `intent` is
-    `kebab/search`'s `mode`, the filters are its `filters`."""
+    """(query, intent, mode, k, lang, kind, path_glob, group, explain, cursor): `intent` and
+    `mode` are `kebab/search`'s, the filters are its `filters`."""
     kw = inspect.Parameter.KEYWORD_ONLY
     params = [
         inspect.Parameter("ctx", kw, annotation=Context),
@@ -149,7 +152,9 @@ def _search_signature() -> inspect.Signature:
             description=PARAMS["query"].doc + " An identifier (`parse_config`, `Store.get`), "
             "\"quoted text\", a code fragment, or a question in plain words.")]),
         inspect.Parameter("intent", kw, default=None,
-                          annotation=_field(PARAMS["mode"], _INTENT_DOC, "auto")),
+                          annotation=_field(PARAMS["intent"], _INTENT_DOC)),
+        inspect.Parameter("mode", kw, default=None,
+                          annotation=_field(PARAMS["mode"], _MODE_DOC, "auto")),
         inspect.Parameter("k", kw, default=None, annotation=_field(
             PARAMS["k"], " Hits per page; cursor gets the next page.", str(DEFAULT_K))),
         *[inspect.Parameter(name, kw, default=None, annotation=_field(spec))
@@ -288,7 +293,8 @@ incrementally (a rebuild starts from an empty index)."""
 HELP_TEXT = """kebab: offline code search over this workspace.
 - codebase_search: start here. query = an identifier (finds its definition first), "quoted
   text" or a code fragment (exact text), or a question in plain words (hybrid: words +
-  meaning). intent forces a route: lexical (words/exact), vector (meaning), hybrid, auto.
+  meaning). intent says what is asked (definition, concept, exact_text, usage: "who calls
+  X", similar); mode forces the channels: lexical (words/exact), vector (meaning), hybrid.
   Narrow with lang, kind (function, class, method, ...), path_glob ("src/**/*.py").
   group=file gives one entry per file. Results are a small page; cursor gets the next one.
   explain=true says why each hit ranked.
@@ -298,7 +304,8 @@ HELP_TEXT = """kebab: offline code search over this workspace.
   changes by itself while a kebab process runs.
 Which intent when: a name you know -> the name itself (auto); an error message or string ->
 quote it (auto -> exact text); "where do we retry failed uploads" -> auto (hybrid); only
-literal matches wanted -> intent=lexical; meaning only -> intent=vector."""
+who uses a name -> "who calls X" or intent=usage; literal matches only -> mode=lexical;
+meaning only -> mode=vector."""
 
 
 def register(server: MCPServer, service: Service, debug: bool = False) -> None:
@@ -306,13 +313,14 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
 
     async def codebase_search(ctx: Context, **args: Any) -> CallToolResult:
         await _ensure_roots(service, ctx)
-        params = {"query": args["query"], "mode": args.get("intent"), "k": args.get("k"),
+        params = {"query": args["query"], "mode": args.get("mode"),
+                  "intent": args.get("intent"), "k": args.get("k"),
                   "explain": args.get("explain"),
                   "filters": {n: args.get(n) for n in FILTERS if args.get(n) is not None}}
         try:
             req = parse_request(params, service.settings)
-        except InvalidQuery as exc:  # `intent` is kebab/search's `mode`
-            raise ToolError(str(exc).replace("mode", "intent")) from exc
+        except InvalidQuery as exc:
+            raise ToolError(str(exc)) from exc
         page = args.get("k") or DEFAULT_K
         key_src = json.dumps({**params, "k": page, "group": args.get("group")}, sort_keys=True,
                              default=str)

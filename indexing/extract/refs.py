@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from tree_sitter import Language, Query, QueryCursor
 
 from indexing.extract.definition import Definition
-from indexing.extract.nodes import cap, collapse
+from indexing.extract.nodes import MAX_DEF_DEPTH, cap, collapse
 from indexing.positions import SourceText
 from indexing.records import Ref, RefKind
 
@@ -221,7 +221,11 @@ def _refs(src: SourceText, root: Node, defs: Sequence[Definition],
     query = _query(language)
     if query is None:
         return []
-    found = QueryCursor(query).captures(root)
+    cursor = QueryCursor(query)
+    # The same depth bound as definitions: 100k nested brackets must cost no more than a
+    # flat file, and no real use of a name sits that deep.
+    cursor.set_max_start_depth(MAX_DEF_DEPTH)
+    found = cursor.captures(root)
     names = {(d.name_node.start_byte, d.name_node.end_byte) for d in defs}
     imports = _union((n.start_byte, n.end_byte) for n in found.get("import", ()))
     calls: dict[tuple[int, int], str | None] = {}  # callee name node -> receiver

@@ -35,10 +35,12 @@ async def test_tools_list_is_complete_and_start_is_thin(tmp_path: Path) -> None:
             assert tool.description and len(tool.description) > 40
             assert tool.output_schema is not None and tool.output_schema["type"] == "object"
         search = listed["codebase_search"].input_schema
-        assert set(search["properties"]) == {"query", "intent", "k", "lang", "kind",
+        assert set(search["properties"]) == {"query", "intent", "mode", "k", "lang", "kind",
                                              "path_glob", "group", "explain", "cursor"}
         assert search["required"] == ["query"]
-        assert search["properties"]["intent"]["enum"] == ["auto", "lexical", "vector", "hybrid"]
+        assert search["properties"]["mode"]["enum"] == ["auto", "lexical", "vector", "hybrid"]
+        assert search["properties"]["intent"]["enum"] == ["auto", "definition", "concept",
+                                                          "exact_text", "usage", "similar"]
         k = search["properties"]["k"]
         assert (k["type"], k["minimum"], k["maximum"]) == ("integer", 1, 500)
         kinds = search["properties"]["kind"]["anyOf"]
@@ -63,6 +65,11 @@ async def test_codebase_search(tmp_path: Path) -> None:
         assert top["snippet"].startswith("def get_user_by_id(self, user_id: int)")
         assert len(top["handle"]) == 16
         assert found["meta"]["intent"] == {"name": "definition", "rule": "identifier"}
+        used = await call(s, "codebase_search", query="who calls get_user_by_id")
+        assert used["meta"]["intent"]["name"] == "usage"
+        named = await call(s, "codebase_search", query="get_user_by_id", intent="usage")
+        assert named["meta"]["intent"]["name"] == "usage"
+        assert [h["path"] for h in named["hits"]] == [h["path"] for h in used["hits"]]
         assert found["meta"]["recall"]["complete"] is True
         assert found["_text"].splitlines()[1].startswith(
             "src/users/store.py:12-14  UserStore.get_user_by_id (method)  #")
@@ -71,15 +78,15 @@ async def test_codebase_search(tmp_path: Path) -> None:
             assert (await call(s, "codebase_search", query=query))["hits"] == []
 
         # Paging: two pages of two are the first four hits, in order.
-        whole = await call(s, "codebase_search", query="user", k=4, intent="lexical")
-        page1 = await call(s, "codebase_search", query="user", k=2, intent="lexical")
+        whole = await call(s, "codebase_search", query="user", k=4, mode="lexical")
+        page1 = await call(s, "codebase_search", query="user", k=2, mode="lexical")
         assert page1["next_cursor"] and "more: cursor=" in page1["_text"]
-        page2 = await call(s, "codebase_search", query="user", k=2, intent="lexical",
+        page2 = await call(s, "codebase_search", query="user", k=2, mode="lexical",
                            cursor=page1["next_cursor"])
         assert [h["handle"] for h in page1["hits"] + page2["hits"]] == [
             h["handle"] for h in whole["hits"]]
         assert "another search" in await error(s, "codebase_search", query="users", k=2,
-                                               intent="lexical", cursor=page1["next_cursor"])
+                                               mode="lexical", cursor=page1["next_cursor"])
         assert "not one this server gave out" in await error(
             s, "codebase_search", query="user", cursor="bogus")
 
@@ -93,7 +100,7 @@ async def test_codebase_search(tmp_path: Path) -> None:
 
         # group=file: one entry per file, the others under `also`.
         grouped = await call(s, "codebase_search", query="user", group="file", k=10,
-                             intent="lexical")
+                             mode="lexical")
         paths = [h["path"] for h in grouped["hits"]]
         assert len(paths) == len(set(paths))
         assert any(h.get("also") for h in grouped["hits"])
@@ -103,15 +110,15 @@ async def test_codebase_search(tmp_path: Path) -> None:
         assert "why: " in explained["_text"]
 
         # An explicit mode is a contract: without vectors, vector search fails, saying why.
-        message = await error(s, "codebase_search", query="look users up", intent="vector")
+        message = await error(s, "codebase_search", query="look users up", mode="vector")
         assert "needs vector search" in message and "embeddings are off" in message
         auto = await call(s, "codebase_search", query="look users up by their id")
         assert any("answered with lexical search" in w for w in auto["meta"]["warnings"])
         assert "warning: " in auto["_text"]
 
         # Bad arguments: MCP tool errors that say what is wrong.
-        assert "unknown intent 'fuzzy': expected one of auto, lexical, vector, hybrid" in (
-            await error(s, "codebase_search", query="x", intent="fuzzy"))
+        assert "unknown mode 'fuzzy': expected one of auto, lexical, vector, hybrid" in (
+            await error(s, "codebase_search", query="x", mode="fuzzy"))
         assert "query" in await error(s, "codebase_search")
         assert "'k' must be an integer in 1..500, got 501" in await error(
             s, "codebase_search", query="x", k=501)
@@ -278,7 +285,7 @@ async def test_build_index_reports_progress_and_honours_cancellation(tmp_path: P
 async def _search_until(session: Any, query: str, timeout: float) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while True:
-        found = await call(session, "codebase_search", query=query, intent="lexical")
+        found = await call(session, "codebase_search", query=query, mode="lexical")
         if found["hits"] or time.monotonic() > deadline:
             return found
         await asyncio.sleep(0.25)

@@ -3,11 +3,12 @@ and equal to extracting in this process."""
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from indexing import indexer
-from indexing.indexer import _bounded_map, _pool_context, _Work, build_write, content_hash
+from indexing.indexer import _bounded_map, _Work, build_write, content_hash
+from indexing.pool import parse_pool
 
 
 def test_bounded_map_keeps_order_and_equals_sequential_extraction() -> None:
@@ -15,7 +16,7 @@ def test_bounded_map_keeps_order_and_equals_sequential_extraction() -> None:
     for i in range(45):
         data = f"def f_{i}(x):\n    return g_{i}(x)\n".encode()
         work.append(_Work(f"pkg/m_{i:02}.py", len(data), 0, data, content_hash(data), True))
-    with ProcessPoolExecutor(max_workers=2, mp_context=_pool_context()) as pool:
+    with parse_pool(2) as pool:
         got = list(_bounded_map(pool, work))
     assert [w.path for w in got] == [w.path for w in work]
     assert got == [build_write(w) for w in work]
