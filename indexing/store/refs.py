@@ -151,7 +151,7 @@ class Refs(StoreConnection):
         return chunk_from(r) if r else None
 
     def file_text_of(self, file_rowid: int) -> str | None:
-        r = self.conn.execute("SELECT text FROM file_text WHERE file_id = ?",
+        r = self.conn.execute("SELECT unpack(text) FROM file_text WHERE file_id = ?",
                               (file_rowid,)).fetchone()
         return str(r[0]) if r else None
 
