@@ -9,7 +9,8 @@ argument (named `ls`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -57,6 +58,19 @@ def handles(method: str, options: Any = None) -> Callable[[F], F]:
         return func
 
     return register
+
+
+@contextlib.contextmanager
+def _rpc_errors() -> Iterator[None]:
+    """What a request gets wrong is InvalidParams; a search that cannot be answered as asked
+    (an explicit mode without its channel) is RequestFailed: the one mapping, for every
+    request."""
+    try:
+        yield
+    except InvalidQuery as exc:
+        raise JsonRpcInvalidParams(str(exc)) from exc
+    except SearchUnavailable as exc:
+        raise JsonRpcException(str(exc), code=REQUEST_FAILED) from exc
 
 
 def create_server() -> KebabServer:
@@ -187,10 +201,8 @@ def did_close(ls: KebabServer, params: types.DidCloseTextDocumentParams) -> None
 @handles(types.WORKSPACE_SYMBOL, types.WorkspaceSymbolOptions(resolve_provider=False))
 async def workspace_symbols(ls: KebabServer,
                             params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
-    try:
+    with _rpc_errors():
         matches = await ls.run_query(lambda stop: ls.session.symbols(params.query, stop))
-    except InvalidQuery as exc:
-        raise JsonRpcInvalidParams(str(exc)) from exc
     symbols = [workspace_symbol(m, params.query) for m in matches]
     token = params.partial_result_token
     if token is None:
@@ -205,59 +217,45 @@ async def workspace_symbols(ls: KebabServer,
 
 @handles("kebab/search")
 async def search(ls: KebabServer, params: Any = None) -> dict[str, Any]:
-    try:
+    with _rpc_errors():
         req = parse_request(params, ls.session.settings)
         result = await ls.run_query(lambda stop: ls.session.search(req, stop))
         if req.group:
             grouped = await ls.run_query(lambda stop: ls.session.group(result.hits))
             return grouped_wire(grouped, result.meta, explain=req.explain)
-    except InvalidQuery as exc:
-        raise JsonRpcInvalidParams(str(exc)) from exc
-    except SearchUnavailable as exc:
-        raise JsonRpcException(str(exc), code=REQUEST_FAILED) from exc
     return result_wire(result, explain=req.explain)
 
 
 @handles("kebab/references")
 async def references(ls: KebabServer, params: Any = None) -> dict[str, Any]:
     """The refs of a name: given as a symbol handle, a name, or a place in a document."""
-    try:
+    with _rpc_errors():
         req = parse_references(params, ls.session.settings)
         result = await ls.run_query(lambda stop: ls.session.references(req, stop))
-    except InvalidQuery as exc:
-        raise JsonRpcInvalidParams(str(exc)) from exc
     return result_wire(result, explain=False)
 
 
 @handles("kebab/symbol")
 async def symbol(ls: KebabServer, params: Any = None) -> dict[str, Any]:
-    try:
+    with _rpc_errors():
         handle = parse_symbol(params)
         info = await ls.run_query(lambda stop: ls.session.describe_symbol(handle))
-    except InvalidQuery as exc:
-        raise JsonRpcInvalidParams(str(exc)) from exc
     return symbol_wire(info)
 
 
 @handles("kebab/context")
 async def context(ls: KebabServer, params: Any = None) -> dict[str, Any]:
-    try:
+    with _rpc_errors():
         req = parse_context(params)
         found = await ls.run_query(lambda stop: ls.session.context(req))
-    except InvalidQuery as exc:
-        raise JsonRpcInvalidParams(str(exc)) from exc
     return context_wire(found)
 
 
 @handles("kebab/similar")
 async def similar(ls: KebabServer, params: Any = None) -> dict[str, Any]:
-    try:
+    with _rpc_errors():
         req = parse_similar(params, ls.session.settings)
         result = await ls.run_query(lambda stop: ls.session.similar(req, stop))
-    except InvalidQuery as exc:
-        raise JsonRpcInvalidParams(str(exc)) from exc
-    except SearchUnavailable as exc:
-        raise JsonRpcException(str(exc), code=REQUEST_FAILED) from exc
     return result_wire(result, explain=False)
 
 
