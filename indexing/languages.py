@@ -1,16 +1,12 @@
 """Which grammar reads which file, and the compiled tree-sitter objects for it.
 
-Grammars come from the per-language PyPI wheels (nothing is fetched at run time). Definition
-queries are each wheel's own `queries/tags.scm`, read from the installed package so that we
-track the grammar's authors, reduced to its `@definition.*` patterns (the reference patterns
-would only cost match time), followed by our supplementary patterns. The extractor relies on
-that order: pattern indices at or above `DefinitionQuery.base_count` are ours and win over the
-wheel's when both describe the same name.
-
-Our patterns and rules live in `queries/`, one pair of files per language: `<lang>.scm` holds
-patterns, `<lang>.toml` (optional) the rules the extractor applies beyond them (see
-`LanguageRules`). A language that `extends` another (C++ extends C, TSX extends TypeScript)
-gets its parent's patterns first, then its own, and its parent's rules unless it sets them.
+Every grammar comes from one package, `tree-sitter-language-pack` (0.13, which bundles them
+as compiled libraries: nothing is fetched at run time; its 1.x releases download grammars on
+first use and fail offline). The pack ships no queries, so each language's definition query
+is entirely ours: `queries/<lang>.scm` holds its patterns, `queries/<lang>.toml` (optional)
+the rules the extractor applies beyond them (see `LanguageRules`). A language that `extends`
+another (C++ extends C, TSX extends TypeScript) gets its parent's patterns first, then its
+own, and its parent's rules unless it sets them.
 
 `Parser` is not thread-safe and `Query` compilation is the expensive part, so parsers and
 queries are cached per thread; `Language` objects are immutable and shared by the process.
@@ -18,22 +14,16 @@ queries are cached per thread; `Language` objects are immutable and shared by th
 
 from __future__ import annotations
 
-import importlib
-import importlib.resources
-import logging
 import os
 import re
 import threading
 import tomllib
-from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
 from tree_sitter import Language, Parser, Query
-
-log = logging.getLogger(__name__)
 
 #: File extension (lower-cased, with the dot) to language id.
 EXTENSIONS: dict[str, str] = {
@@ -62,33 +52,18 @@ EXTENSIONS: dict[str, str] = {
     ".markdown": "markdown",
 }
 
-#: Language id to (module name, name of the function returning the grammar pointer).
-_GRAMMARS: dict[str, tuple[str, str]] = {
-    "python": ("tree_sitter_python", "language"),
-    "javascript": ("tree_sitter_javascript", "language"),
-    "typescript": ("tree_sitter_typescript", "language_typescript"),
-    "tsx": ("tree_sitter_typescript", "language_tsx"),
-    "go": ("tree_sitter_go", "language"),
-    "rust": ("tree_sitter_rust", "language"),
-    "java": ("tree_sitter_java", "language"),
-    "c": ("tree_sitter_c", "language"),
-    "cpp": ("tree_sitter_cpp", "language"),
-    "markdown": ("tree_sitter_markdown", "language"),
-}
-
-#: Packages whose `queries/tags.scm` form the base query. TypeScript's own tags.scm only
-#: covers what TypeScript adds; its grammar extends JavaScript's, so JavaScript's comes first.
-_BASE_TAGS: dict[str, tuple[str, ...]] = {
-    "python": ("tree_sitter_python",),
-    "javascript": ("tree_sitter_javascript",),
-    "typescript": ("tree_sitter_javascript", "tree_sitter_typescript"),
-    "tsx": ("tree_sitter_javascript", "tree_sitter_typescript"),
-    "go": ("tree_sitter_go",),
-    "rust": ("tree_sitter_rust",),
-    "java": ("tree_sitter_java",),
-    "c": ("tree_sitter_c",),
-    "cpp": ("tree_sitter_cpp",),
-    "markdown": (),
+#: Language id to the name of its grammar in `tree_sitter_language_pack`.
+_GRAMMARS: dict[str, str] = {
+    "python": "python",
+    "javascript": "javascript",
+    "typescript": "typescript",
+    "tsx": "tsx",
+    "go": "go",
+    "rust": "rust",
+    "java": "java",
+    "c": "c",
+    "cpp": "cpp",
+    "markdown": "markdown",
 }
 
 _QUERY_DIR = Path(__file__).parent / "queries"
@@ -100,7 +75,8 @@ class LanguageRules:
     `queries/<lang>.toml`. Every field defaults to what most languages want, so a file only
     says how its language is different."""
 
-    #: A language whose patterns (and rules) this one starts from.
+    #: A language whose patterns (and rules) this one starts from; or a file of patterns that
+    #: languages share without being one (`ecmascript.scm`).
     extends: str | None = None
     #: `markdown` builds an outline from headings; `code` resolves definition patterns.
     extractor: Literal["code", "markdown"] = "code"
@@ -142,7 +118,7 @@ def language_rules(lang: str) -> LanguageRules:
         if key == "receiver_nodes":
             valid = valid and all(isinstance(v, str) for v in value)
         if key == "extends":
-            valid = valid and value in _GRAMMARS and value != lang
+            valid = valid and value != lang and (_QUERY_DIR / f"{value}.scm").is_file()
         if not valid:
             raise ValueError(f"{path}: {key} = {value!r} is not valid")
     parent = raw.get("extends")
@@ -169,23 +145,18 @@ def language_for_path(path: str) -> str | None:
 
 @cache
 def get_language(lang: str) -> Language:
-    module_name, func_name = _GRAMMARS[lang]
-    factory: Callable[[], object] = getattr(importlib.import_module(module_name), func_name)
-    return Language(factory())
+    """The grammar of `lang` from the language pack (loaded once per process). Imported here:
+    a command that only searches never parses."""
+    import tree_sitter_language_pack as pack
 
-
-@dataclass(frozen=True, slots=True)
-class DefinitionQuery:
-    """A compiled definition query and where the wheel's patterns end and ours begin."""
-
-    query: Query
-    base_count: int
+    name: Any = _GRAMMARS[lang]  # the pack types its names as a Literal of all of them
+    return Language(pack.get_binding(name))
 
 
 class _PerThread(threading.local):
     def __init__(self) -> None:
         self.parsers: dict[str, Parser] = {}
-        self.queries: dict[str, DefinitionQuery] = {}
+        self.queries: dict[str, Query] = {}
 
 
 _local = _PerThread()
@@ -200,27 +171,13 @@ def get_parser(lang: str) -> Parser:
     return parser
 
 
-def get_query(lang: str) -> DefinitionQuery:
+def get_query(lang: str) -> Query:
     """This thread's compiled definition query for `lang` (compiled once per thread)."""
     compiled = _local.queries.get(lang)
     if compiled is None:
-        compiled = _compile(lang)
+        compiled = Query(get_language(lang), own_query_source(lang))
         _local.queries[lang] = compiled
     return compiled
-
-
-def _compile(lang: str) -> DefinitionQuery:
-    language = get_language(lang)
-    base = "\n".join(definition_patterns(_read_tags(pkg)) for pkg in _BASE_TAGS[lang])
-    own = own_query_source(lang)
-    try:
-        base_query = Query(language, base) if base.strip() else None
-        query = Query(language, base + "\n" + own)
-    except Exception:
-        # A wheel upgrade that breaks its tags.scm must not cost us every file of the language.
-        log.warning("base tags.scm for %s does not compile; using our queries only", lang)
-        return DefinitionQuery(Query(language, own), 0)
-    return DefinitionQuery(query, base_query.pattern_count if base_query else 0)
 
 
 def own_query_source(lang: str) -> str:
@@ -230,70 +187,3 @@ def own_query_source(lang: str) -> str:
     path = _QUERY_DIR / f"{lang}.scm"
     own = path.read_text(encoding="utf-8") if path.is_file() else ""
     return "\n".join(s for s in (own_query_source(parent) if parent else "", own) if s)
-
-
-@cache
-def _read_tags(package: str) -> str:
-    try:
-        resource = importlib.resources.files(package) / "queries" / "tags.scm"
-        return resource.read_text(encoding="utf-8")
-    except (OSError, ModuleNotFoundError):
-        log.warning("no tags.scm in %s", package)
-        return ""
-
-
-def definition_patterns(source: str) -> str:
-    """Keep only the top-level patterns of a query that capture a `@definition.*` node.
-
-    Reference patterns (calls, type uses) are the bulk of a tags.scm match count and we never
-    read them; patterns with no definition capture (Go's bare `@name` ones) would only
-    produce names without a node to cite.
-    """
-    return "\n".join(p for p in split_patterns(source) if "@definition." in p)
-
-
-def split_patterns(source: str) -> list[str]:
-    """Split query source into its top-level patterns (each with its trailing captures and
-    predicates), skipping comments and strings while counting brackets."""
-    patterns: list[str] = []
-    depth = 0
-    start = 0
-    i = 0
-    n = len(source)
-    while i < n:
-        ch = source[i]
-        if ch == ";":
-            end = source.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        if ch == '"':
-            i = _skip_string(source, i)
-            continue
-        if ch in "([":
-            # A top-level `(#pred? ...)` belongs to the pattern before it.
-            if depth == 0 and i > start and not source.startswith("(#", i):
-                patterns.append(source[start:i])
-                start = i
-            depth += 1
-        elif ch in ")]":
-            depth = max(0, depth - 1)
-        i += 1
-    patterns.append(source[start:])
-    return [p for p in (_strip_comments(p) for p in patterns) if p.strip()]
-
-
-def _skip_string(source: str, i: int) -> int:
-    i += 1
-    while i < len(source):
-        if source[i] == "\\":
-            i += 2
-            continue
-        if source[i] == '"':
-            return i + 1
-        i += 1
-    return i
-
-
-def _strip_comments(pattern: str) -> str:
-    """Drop whole-line `;` comments so a pattern's text is only query syntax."""
-    return "\n".join(line for line in pattern.splitlines() if not line.lstrip().startswith(";"))

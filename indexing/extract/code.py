@@ -52,17 +52,16 @@ def extract_code(lang: str, src: SourceText) -> Extraction:
 
 
 def _best_hits(lang: str, root: Node) -> list[tuple[str, Node, Node]]:
-    """(kind, definition node, name node) with one hit per name node: ours beat the wheel's
-    tags.scm, then the more specific kind, then the earlier pattern."""
-    dq = get_query(lang)
-    best: dict[tuple[int, int], tuple[tuple[bool, int, int], str, Node, Node]] = {}
-    for index, captures in QueryCursor(dq.query).matches(root):
+    """(kind, definition node, name node) with one hit per name node: the more specific kind
+    wins, then the earlier pattern."""
+    best: dict[tuple[int, int], tuple[tuple[int, int], str, Node, Node]] = {}
+    for index, captures in QueryCursor(get_query(lang)).matches(root):
         def_key = next((k for k in captures if k.startswith("definition.")), None)
         names = captures.get("name")
         if def_key is None or not names or not captures[def_key]:
             continue
         kind = def_key.removeprefix("definition.")
-        score = (index >= dq.base_count, _KIND_RANK.get(kind, 0), -index)
+        score = (_KIND_RANK.get(kind, 0), -index)
         for raw_name in names:
             name_node = _innermost_name(raw_name)
             key = (name_node.start_byte, name_node.end_byte)

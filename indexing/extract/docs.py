@@ -59,11 +59,10 @@ def python_doc(src: SourceText, node: Node) -> str:
     body = core.child_by_field_name("body") if core is not None else None
     if body is None:
         return ""
-    first = next((c for c in body.named_children if c.type != "comment"), None)
-    if first is None or first.type != "expression_statement" or not first.named_child_count:
-        return ""
-    string = first.named_children[0]
-    if string.type != "string":
+    string = next((c for c in body.named_children if c.type != "comment"), None)
+    if string is not None and string.type == "expression_statement" and string.named_child_count:
+        string = string.named_children[0]  # grammars that show the statement around it
+    if string is None or string.type != "string":
         return ""
     literal = _PY_STRING_PREFIX.sub("", src.node_text(string))
     quote = literal[:3] if literal[:3] in ('"""', "'''") else literal[:1]

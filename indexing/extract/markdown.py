@@ -48,7 +48,7 @@ def extract_markdown(src: SourceText) -> Extraction:
 
 
 def _headings(src: SourceText, root: Node) -> list[_Heading]:
-    found = QueryCursor(get_query("markdown").query).captures(root).get("heading", [])
+    found = QueryCursor(get_query("markdown")).captures(root).get("heading", [])
     headings: list[_Heading] = []
     stack: list[_Heading] = []
     for node in sorted(found, key=lambda n: n.start_byte):

@@ -1,4 +1,10 @@
-; Supplements tree-sitter-java's tags.scm (classes, interfaces and methods only).
+; Java definitions: types of every sort, methods, constructors, fields and enum constants.
+
+(class_declaration
+  name: (identifier) @name) @definition.class
+
+(interface_declaration
+  name: (identifier) @name) @definition.interface
 
 (enum_declaration
   name: (identifier) @name) @definition.enum
@@ -8,6 +14,9 @@
 
 (annotation_type_declaration
   name: (identifier) @name) @definition.interface
+
+(method_declaration
+  name: (identifier) @name) @definition.method
 
 (constructor_declaration
   name: (identifier) @name) @definition.constructor
