@@ -1,189 +1,119 @@
-"""Which grammar reads which file, and the compiled tree-sitter objects for it.
+"""The languages kebab reads with a grammar: one canonical name each, its grammar, the file
+names that are written in it, and the other names people call it.
 
-Every grammar comes from one package, `tree-sitter-language-pack` (0.13, which bundles them
-as compiled libraries: nothing is fetched at run time; its 1.x releases download grammars on
-first use and fail offline). The pack ships no queries, so each language's definition query
-is entirely ours: `queries/<lang>.scm` holds its patterns, `queries/<lang>.toml` (optional)
-the rules the extractor applies beyond them (see `LanguageRules`). A language that `extends`
-another (C++ extends C, TSX extends TypeScript) gets its parent's patterns first, then its
-own, and its parent's rules unless it sets them.
-
-`Parser` is not thread-safe and `Query` compilation is the expensive part, so parsers and
-queries are cached per thread; `Language` objects are immutable and shared by the process.
+The catalog is data (`languages.toml`), read once. A canonical name is what the index records
+as a file's language and what search filters match, so every way a language is named (a
+`--lang js` flag, a ```` ```py ```` fence, a `languages` setting) goes through `canonical`
+first. Grammars come from `tree-sitter-language-pack` (see `indexing.grammars`).
 """
 
 from __future__ import annotations
 
-import os
-import re
-import threading
 import tomllib
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
 
-from tree_sitter import Language, Parser, Query
+from indexing.language_rules import has_definitions, language_rules
 
-#: File extension (lower-cased, with the dot) to language id.
-EXTENSIONS: dict[str, str] = {
-    ".py": "python",
-    ".pyi": "python",
-    ".js": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".jsx": "javascript",
-    ".ts": "typescript",
-    ".mts": "typescript",
-    ".cts": "typescript",
-    ".tsx": "tsx",
-    ".go": "go",
-    ".rs": "rust",
-    ".java": "java",
-    ".c": "c",
-    ".h": "c",
-    ".cc": "cpp",
-    ".cpp": "cpp",
-    ".cxx": "cpp",
-    ".hpp": "cpp",
-    ".hh": "cpp",
-    ".hxx": "cpp",
-    ".md": "markdown",
-    ".markdown": "markdown",
-}
-
-#: Language id to the name of its grammar in `tree_sitter_language_pack`.
-_GRAMMARS: dict[str, str] = {
-    "python": "python",
-    "javascript": "javascript",
-    "typescript": "typescript",
-    "tsx": "tsx",
-    "go": "go",
-    "rust": "rust",
-    "java": "java",
-    "c": "c",
-    "cpp": "cpp",
-    "markdown": "markdown",
-}
-
-_QUERY_DIR = Path(__file__).parent / "queries"
+_CATALOG = Path(__file__).with_name("languages.toml")
+_KEYS = frozenset({"grammar", "extensions", "aliases"})
 
 
 @dataclass(frozen=True, slots=True)
-class LanguageRules:
-    """What differs between languages beyond their query patterns, read from
-    `queries/<lang>.toml`. Every field defaults to what most languages want, so a file only
-    says how its language is different."""
+class LanguageInfo:
+    """One language of the catalog."""
 
-    #: A language whose patterns (and rules) this one starts from; or a file of patterns that
-    #: languages share without being one (`ecmascript.scm`).
-    extends: str | None = None
-    #: `markdown` builds an outline from headings; `code` resolves definition patterns.
-    extractor: Literal["code", "markdown"] = "code"
-    #: Where a definition's documentation is: the comments directly above it, or a docstring.
-    doc: Literal["comments", "docstring"] = "comments"
-    #: A comment above a definition documents it only if this matches its start (Rust: `///`,
-    #: `/**`); None: every comment does.
-    doc_comment: re.Pattern[str] | None = None
-    #: A top-level node whose first named child names the package that qualifies every
-    #: definition (Go's `package` clause).
-    package_node: str | None = None
-    #: Definition nodes whose `receiver` field names the type a method belongs to (Go).
-    receiver_nodes: frozenset[str] = frozenset()
-    #: A method named like its container is its constructor (C++).
-    constructor_named_like_container: bool = False
-
-
-_RULE_TYPES: dict[str, type] = {
-    "extends": str, "extractor": str, "doc": str, "doc_comment": str, "package_node": str,
-    "receiver_nodes": list, "constructor_named_like_container": bool,
-}
-_RULE_CHOICES: dict[str, tuple[str, ...]] = {
-    "extractor": ("code", "markdown"), "doc": ("comments", "docstring"),
-}
+    name: str
+    grammar: str
+    extensions: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
 
 
 @cache
-def language_rules(lang: str) -> LanguageRules:
-    """The rules for `lang` (its parent's, overridden by its own file); raises ValueError
-    naming the file when the file says something this loader does not know."""
-    path = _QUERY_DIR / f"{lang}.toml"
-    raw: dict[str, Any] = tomllib.loads(path.read_text("utf-8")) if path.is_file() else {}
-    for key, value in raw.items():
-        expected = _RULE_TYPES.get(key)
-        if expected is None:
-            known = ", ".join(f.name for f in fields(LanguageRules))
-            raise ValueError(f"{path}: unknown rule {key!r}; known: {known}")
-        valid = isinstance(value, expected) and value in _RULE_CHOICES.get(key, (value,))
-        if key == "receiver_nodes":
-            valid = valid and all(isinstance(v, str) for v in value)
-        if key == "extends":
-            valid = valid and value != lang and (_QUERY_DIR / f"{value}.scm").is_file()
-        if not valid:
-            raise ValueError(f"{path}: {key} = {value!r} is not valid")
-    parent = raw.get("extends")
-    base = language_rules(parent) if parent else LanguageRules()
-    if "doc_comment" in raw:
-        raw["doc_comment"] = re.compile(raw["doc_comment"])
-    if "receiver_nodes" in raw:
-        raw["receiver_nodes"] = frozenset(raw["receiver_nodes"])
-    return replace(base, **raw)
+def catalog() -> dict[str, LanguageInfo]:
+    """Every language, by canonical name, in the catalog's order. Raises ValueError naming
+    the entry when the file says something this loader does not know."""
+    raw = tomllib.loads(_CATALOG.read_text("utf-8"))
+    languages: dict[str, LanguageInfo] = {}
+    for name, entry in raw.items():
+        unknown = set(entry) - _KEYS
+        if unknown:
+            raise ValueError(f"{_CATALOG}: [{name}] has unknown keys {sorted(unknown)}")
+        languages[name] = LanguageInfo(
+            name=name,
+            grammar=entry.get("grammar", name),
+            extensions=tuple(e.lower() for e in entry.get("extensions", ())),
+            aliases=tuple(a.lower() for a in entry.get("aliases", ())),
+        )
+    return languages
 
 
-#: Languages whose grammar reads a programming language (Markdown is a document format).
-CODE_LANGUAGES: frozenset[str] = frozenset(
-    lang for lang in _GRAMMARS if language_rules(lang).extractor == "code"
-)
+@cache
+def _names() -> dict[str, str]:
+    names: dict[str, str] = {}
+    for info in catalog().values():
+        for name in (info.name, *info.aliases):
+            if names.setdefault(name, info.name) != info.name:
+                raise ValueError(f"{_CATALOG}: {name!r} names both {names[name]} and {info.name}")
+    return names
+
+
+def canonical(name: str) -> str | None:
+    """The canonical name of a language named `name` (any case, any alias: `JS`, `c#`,
+    `rb`), or None when no language is called that."""
+    return _names().get(name.strip().lower())
+
+
+@cache
+def extensions() -> dict[str, str]:
+    """File name ending (lower-cased, with the dot) to canonical language name."""
+    table: dict[str, str] = {}
+    for info in catalog().values():
+        for ext in info.extensions:
+            if table.setdefault(ext, info.name) != info.name:
+                raise ValueError(f"{_CATALOG}: {ext} is claimed by {table[ext]} and {info.name}")
+    return table
+
+
+@cache
+def _longest_extension() -> int:
+    return max(ext.count(".") for ext in extensions())
 
 
 def language_for_path(path: str) -> str | None:
-    """The language id for `path`, or None when no grammar applies (the caller falls back to
+    """The language of `path` by its name's ending (the longest that the catalog knows:
+    `.tftest.hcl` before `.hcl`), or None when no grammar applies (the caller falls back to
     plain-text chunks)."""
-    ext = os.path.splitext(path)[1].lower()
-    return EXTENSIONS.get(ext)
+    name = path.rsplit("/", 1)[-1].lower()
+    parts = name.split(".")
+    table = extensions()
+    for dots in range(min(_longest_extension(), len(parts) - 1), 0, -1):
+        ending = "." + ".".join(parts[-dots:])
+        if ending == name:  # `.py` alone is a hidden file's name, not an extension
+            continue
+        lang = table.get(ending)
+        if lang is not None:
+            return lang
+    return None
+
+
+def grammar_name(lang: str) -> str:
+    """The name of `lang`'s grammar in the language pack."""
+    return catalog()[lang].grammar
 
 
 @cache
-def get_language(lang: str) -> Language:
-    """The grammar of `lang` from the language pack (loaded once per process). Imported here:
-    a command that only searches never parses."""
-    import tree_sitter_language_pack as pack
-
-    name: Any = _GRAMMARS[lang]  # the pack types its names as a Literal of all of them
-    return Language(pack.get_binding(name))
+def code_languages() -> frozenset[str]:
+    """Languages whose grammar reads a programming language (Markdown and reStructuredText
+    are document formats)."""
+    return frozenset(lang for lang in catalog() if language_rules(lang).extractor == "code")
 
 
-class _PerThread(threading.local):
-    def __init__(self) -> None:
-        self.parsers: dict[str, Parser] = {}
-        self.queries: dict[str, Query] = {}
-
-
-_local = _PerThread()
-
-
-def get_parser(lang: str) -> Parser:
-    """This thread's parser for `lang`."""
-    parser = _local.parsers.get(lang)
-    if parser is None:
-        parser = Parser(get_language(lang))
-        _local.parsers[lang] = parser
-    return parser
-
-
-def get_query(lang: str) -> Query:
-    """This thread's compiled definition query for `lang` (compiled once per thread)."""
-    compiled = _local.queries.get(lang)
-    if compiled is None:
-        compiled = Query(get_language(lang), own_query_source(lang))
-        _local.queries[lang] = compiled
-    return compiled
-
-
-def own_query_source(lang: str) -> str:
-    """Our patterns for `lang`: its parent's (if it extends one), then those of its own file
-    (if it has one)."""
-    parent = language_rules(lang).extends
-    path = _QUERY_DIR / f"{lang}.scm"
-    own = path.read_text(encoding="utf-8") if path.is_file() else ""
-    return "\n".join(s for s in (own_query_source(parent) if parent else "", own) if s)
+@cache
+def definition_languages() -> frozenset[str]:
+    """Languages with definition patterns of their own (or a parent's)."""
+    return frozenset(
+        lang for lang in catalog()
+        if language_rules(lang).extractor != "code" or has_definitions(lang)
+    )

@@ -44,7 +44,9 @@ import logging
 from indexing.chunking import text_chunks as text_chunks
 from indexing.extract.code import extract_code
 from indexing.extract.markdown import extract_markdown
-from indexing.languages import language_for_path, language_rules
+from indexing.extract.rst import extract_rst
+from indexing.language_rules import language_rules
+from indexing.languages import language_for_path
 from indexing.positions import SourceText
 from indexing.records import Extraction
 
@@ -60,8 +62,11 @@ def extract(path: str, text: str) -> Extraction | None:
     if lang is None:
         return None
     try:
-        if language_rules(lang).extractor == "markdown":
+        extractor = language_rules(lang).extractor
+        if extractor == "markdown":
             return extract_markdown(SourceText(text))
+        if extractor == "rst":
+            return extract_rst(SourceText(text))
         return extract_code(lang, SourceText(text))
     except Exception:
         log.warning("extraction failed for %s; indexing it as plain text", path, exc_info=True)

@@ -26,3 +26,7 @@
 
 (enum_constant
   name: (identifier) @name) @definition.enum_member
+
+; The elements of an annotation type: `String value() default "";`.
+(annotation_type_element_declaration
+  name: (identifier) @name) @definition.method

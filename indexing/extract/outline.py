@@ -1,0 +1,85 @@
+"""Documents as outlines: every heading is a symbol (qualified by its heading path), every
+section a chunk, from its heading to the next heading of any level (a subsection has its own
+chunk). Text before the first heading is a section chunk with no symbol. The formats
+(`markdown`, `rst`) only say where their headings are and how deep."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from indexing.chunking import clean_line, definition_windows, window_chunks
+from indexing.extract.nodes import MAX_SIGNATURE_CHARS, end_row
+from indexing.positions import SourceText
+from indexing.records import Chunk, ChunkKind, Extraction, Span, Symbol, SymbolKind
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+
+@dataclass
+class Heading:
+    """A heading as its format reads it; the outline fills in its path and section end."""
+
+    node: Node  # the whole heading: its section starts on its first row
+    level: int
+    name: str
+    selection: Node  # the heading's text
+    doc: str = ""
+    path: list[str] = field(default_factory=list)
+    end_row: int = -1
+
+
+def outline(src: SourceText, lang: str, headings: list[Heading]) -> Extraction:
+    """Symbols and section chunks for `headings`, given in document order."""
+    stack: list[Heading] = []
+    for h in headings:
+        while stack and stack[-1].level >= h.level:
+            stack.pop()
+        h.path = [*(stack[-1].path if stack else []), h.name]
+        stack.append(h)
+    last = len(src.lines) - 1
+    _section_ends(headings, last)
+    symbols = [_heading_symbol(src, h) for h in headings]
+    chunks: list[Chunk] = []
+    first_row = headings[0].node.start_point.row if headings else last + 1
+    if first_row > 0:
+        chunks.extend(window_chunks(src.lines, (0, first_row - 1), ChunkKind.SECTION))
+    for i, h in enumerate(headings):
+        start = h.node.start_point.row
+        end = headings[i + 1].node.start_point.row - 1 if i + 1 < len(headings) else last
+        context = symbols[i].qualified_name
+        chunks.extend(definition_windows(src.lines, (start, end), i, context, ChunkKind.SECTION))
+    return Extraction(lang=lang, symbols=symbols, chunks=chunks)
+
+
+def _section_ends(headings: list[Heading], last: int) -> None:
+    """Each heading's section ends before the next heading of the same or a higher level."""
+    open_: list[Heading] = []
+    for h in headings:
+        row = h.node.start_point.row
+        while open_ and open_[-1].level >= h.level:
+            open_.pop().end_row = row - 1
+        open_.append(h)
+    for h in open_:
+        h.end_row = last
+
+
+def _heading_symbol(src: SourceText, h: Heading) -> Symbol:
+    node = h.node
+    last_row = h.end_row
+    while last_row > end_row(node) and not src.lines[last_row].strip():
+        last_row -= 1
+    last_row = max(last_row, end_row(node))
+    start = src.point(node.start_point)
+    title_row = h.selection.start_point.row
+    return Symbol(
+        name=h.name,
+        kind=SymbolKind.STRING,
+        container=" > ".join(h.path[:-1]) or None,
+        qualified_name=" > ".join(h.path),
+        range=Span(*start, last_row, src.line_utf16_len(last_row)),
+        selection=src.span(h.selection),
+        signature=clean_line(src.lines[title_row]).strip()[:MAX_SIGNATURE_CHARS],
+        doc=h.doc,
+    )
