@@ -112,11 +112,13 @@ def language_rules(lang: str) -> LanguageRules:
     return replace(base, **raw)
 
 
+@cache
 def has_definitions(lang: str) -> bool:
     """Whether `lang` has definition patterns (its own file or a parent's)."""
     return bool(own_query_source(lang).strip())
 
 
+@cache
 def own_query_source(lang: str) -> str:
     """Our patterns for `lang`: its parent's (if it extends one), then those of its own file
     (if it has one)."""

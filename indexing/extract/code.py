@@ -72,8 +72,8 @@ def extract_code(lang: str, src: SourceText) -> Extraction:
     if rules.merge_clauses:
         defs = _merge_clauses(defs)
     _link(defs, _package_scopes(rules, src, root), rules)
-    symbols = [_to_symbol(src, d) for d in defs]
-    chunks = code_chunks(src, defs)
+    symbols = [_to_symbol(src, rules, d) for d in defs]
+    chunks = code_chunks(src, defs, root)
     return Extraction(lang=lang, symbols=symbols, chunks=chunks)
 
 
@@ -129,8 +129,6 @@ def _resolve(
         body = range_node.next_named_sibling
         if body is not None and body.type == rules.body_sibling:
             d.end_node = body
-    if d.end_node is None:
-        d.end_node = _content_end(src, range_node, rules)
     top, comments = lead(range_node, rules)
     d.lead_row, d.lead_byte = top.start_point.row, top.start_byte
     d.doc = _doc(rules, src, range_node, top, comments)
@@ -141,7 +139,8 @@ def _content_end(src: SourceText, node: Node, rules: LanguageRules) -> Node | No
     """Where a definition's own text ends when the grammar lets its node run on over comments
     that belong to what follows (Scala's indented bodies take the comments, at the
     definition's own indentation or less, up to the next member); None when it ends at its
-    node's end. Only comments that nothing but whitespace follows inside the node count."""
+    node's end. Only comments that nothing but whitespace follows inside the node count.
+    This trims the symbol's range; its chunk follows the tree, comments and all."""
     column = node.start_point.column
     end: Node | None = None
     current = node
@@ -391,13 +390,14 @@ def _container(d: Definition) -> str | None:
     return d.parent.name if d.parent else None
 
 
-def _to_symbol(src: SourceText, d: Definition) -> Symbol:
+def _to_symbol(src: SourceText, rules: LanguageRules, d: Definition) -> Symbol:
+    last = d.end_node or _content_end(src, d.node, rules) or d.node
     return Symbol(
         name=d.name,
         kind=d.kind,
         container=_container(d),
         qualified_name=d.qualified,
-        range=Span(*src.point(d.node.start_point), *src.point(d.last_node.end_point)),
+        range=Span(*src.point(d.node.start_point), *src.point(last.end_point)),
         selection=src.span(d.name_node),
         signature=_signature(src, d.node, d.name_node),
         doc=d.doc,

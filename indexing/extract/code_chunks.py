@@ -1,19 +1,25 @@
 """Resolved definitions to chunks: one per definition that owns one, windows over long ones
-(only the lines outside chunked children), and windows over the code between them."""
+(only the lines outside chunked children), and windows over the code between them. Windows
+follow the syntax tree (`syntax_windows`), so none cuts a construct."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from indexing.chunking import (
     MAX_DEF_CHARS,
-    definition_windows,
     gaps,
     pieces,
     too_long,
     window_chunks,
 )
 from indexing.extract.definition import VALUE_KINDS, Definition
+from indexing.extract.syntax_windows import SyntaxWindows
 from indexing.positions import SourceText
 from indexing.records import Chunk, ChunkKind
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 
 def _owns_chunk(d: Definition) -> bool:
@@ -22,7 +28,7 @@ def _owns_chunk(d: Definition) -> bool:
     return d.parent is None or d.lead_row != d.end_row
 
 
-def code_chunks(src: SourceText, defs: list[Definition]) -> list[Chunk]:
+def code_chunks(src: SourceText, defs: list[Definition], root: Node) -> list[Chunk]:
     owners = sorted(
         (i for i, d in enumerate(defs) if _owns_chunk(d)),
         key=lambda i: (defs[i].lead_row, -defs[i].end_row, i),
@@ -37,11 +43,12 @@ def code_chunks(src: SourceText, defs: list[Definition]) -> list[Chunk]:
         (children[stack[-1]] if stack else roots).append((d.lead_row, d.end_row))
         stack.append(i)
     chunks: list[Chunk] = []
+    syntax = SyntaxWindows(src.lines, root)
     for i in owners:
-        chunks.extend(_definition_chunks(src, defs[i], i, children[i]))
+        chunks.extend(_definition_chunks(src, syntax, defs[i], i, children[i]))
     last = len(src.lines) - 1
     for run in gaps(0, last, roots):
-        chunks.extend(window_chunks(src.lines, run, ChunkKind.CODE))
+        chunks.extend(syntax.chunks(run, ChunkKind.CODE))
     chunks.sort(key=lambda c: (c.start_line, -c.end_line, -1 if c.symbol is None else c.symbol))
     return _drop_repeats(chunks)
 
@@ -59,7 +66,8 @@ def _drop_repeats(chunks: list[Chunk]) -> list[Chunk]:
 
 
 def _definition_chunks(
-    src: SourceText, d: Definition, index: int, inner: list[tuple[int, int]]
+    src: SourceText, syntax: SyntaxWindows, d: Definition, index: int,
+    inner: list[tuple[int, int]],
 ) -> list[Chunk]:
     lines = src.lines
     span = (d.lead_row, d.end_row)
@@ -70,9 +78,7 @@ def _definition_chunks(
         return [Chunk(*span, piece, kind, index, d.qualified) for piece in pieces(text)]
     if not too_long(lines, *span):
         return window_chunks(lines, span, kind, index, d.qualified, max_lines=span[1] - span[0] + 1)
-    if not inner:
-        return definition_windows(lines, span, index, d.qualified, kind)
     chunks: list[Chunk] = []
     for run in gaps(*span, inner):
-        chunks.extend(definition_windows(lines, run, index, d.qualified, kind))
+        chunks.extend(syntax.chunks(run, kind, index, d.qualified, definition=True))
     return chunks

@@ -22,7 +22,7 @@ _ATX_CLOSING = re.compile(r"(^|\s+)#+\s*$")
 
 def extract_markdown(src: SourceText) -> Extraction:
     tree = get_parser("markdown").parse(src.data)
-    return outline(src, "markdown", _headings(src, tree.root_node))
+    return outline(src, "markdown", tree.root_node, _headings(src, tree.root_node))
 
 
 def _headings(src: SourceText, root: Node) -> list[Heading]:

@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from indexing.chunking import clean_line, definition_windows, window_chunks
+from indexing.chunking import clean_line
 from indexing.extract.nodes import MAX_SIGNATURE_CHARS, end_row
+from indexing.extract.syntax_windows import SyntaxWindows
 from indexing.positions import SourceText
 from indexing.records import Chunk, ChunkKind, Extraction, Span, Symbol, SymbolKind
 
@@ -30,8 +31,9 @@ class Heading:
     end_row: int = -1
 
 
-def outline(src: SourceText, lang: str, headings: list[Heading]) -> Extraction:
-    """Symbols and section chunks for `headings`, given in document order."""
+def outline(src: SourceText, lang: str, root: Node, headings: list[Heading]) -> Extraction:
+    """Symbols and section chunks for `headings`, given in document order; a long section is
+    cut between its blocks (`syntax_windows`), never inside a list or a code block."""
     stack: list[Heading] = []
     for h in headings:
         while stack and stack[-1].level >= h.level:
@@ -42,14 +44,16 @@ def outline(src: SourceText, lang: str, headings: list[Heading]) -> Extraction:
     _section_ends(headings, last)
     symbols = [_heading_symbol(src, h) for h in headings]
     chunks: list[Chunk] = []
+    syntax = SyntaxWindows(src.lines, root)
     first_row = headings[0].node.start_point.row if headings else last + 1
     if first_row > 0:
-        chunks.extend(window_chunks(src.lines, (0, first_row - 1), ChunkKind.SECTION))
+        chunks.extend(syntax.chunks((0, first_row - 1), ChunkKind.SECTION))
     for i, h in enumerate(headings):
         start = h.node.start_point.row
         end = headings[i + 1].node.start_point.row - 1 if i + 1 < len(headings) else last
         context = symbols[i].qualified_name
-        chunks.extend(definition_windows(src.lines, (start, end), i, context, ChunkKind.SECTION))
+        chunks.extend(syntax.chunks((start, end), ChunkKind.SECTION, i, context,
+                                    definition=True))
     return Extraction(lang=lang, symbols=symbols, chunks=chunks)
 
 

@@ -32,7 +32,7 @@ def extract_rst(src: SourceText) -> Extraction:
         style = (overlined, src.node_text(adornments[-1]).strip()[:1])
         level = styles.setdefault(style, len(styles) + 1)
         headings.append(Heading(node, level, name, title, _first_paragraph(src, node)))
-    return outline(src, "rst", headings)
+    return outline(src, "rst", tree.root_node, headings)
 
 
 def _sections(root: Node) -> list[Node]:

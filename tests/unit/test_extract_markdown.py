@@ -68,11 +68,14 @@ def test_sections_are_chunks() -> None:
 
 
 def test_long_section_is_windowed_and_no_headings_is_one_text_section() -> None:
+    # One 100-line paragraph: cut inside it (nothing smaller to cut between), the heading
+    # its own chunk rather than half of the paragraph's.
     text = "# Big\n" + "\n".join(f"line {i}" for i in range(100)) + "\n"
     ex = run(text)
     assert [(c.start_line, c.end_line, c.symbol) for c in ex.chunks] == [
-        (0, 59, 0),
-        (50, 100, 0),
+        (0, 0, 0),
+        (1, 60, 0),
+        (61, 100, 0),
     ]
     plain = run("just text\nmore\n")
     assert plain.symbols == []
