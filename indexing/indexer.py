@@ -9,6 +9,7 @@ through the store's single writer, one transaction per batch.
 from __future__ import annotations
 
 import hashlib
+import json
 import multiprocessing
 import os
 import time
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexing.classify import is_generated, is_test_path
+from indexing.detect import Overrides
 from indexing.discover import (
     DiscoveredFile,
     DiscoveryOptions,
@@ -33,6 +35,8 @@ from indexing.text import decode
 
 BATCH_FILES = 200
 POOL_THRESHOLD = 64  # below this many files, a process pool costs more than it saves
+#: The `languages` setting the index was last read with (meta key).
+_LANGUAGES_KEY = "languages_setting"
 
 ProgressFn = Callable[[int, int], None]
 
@@ -99,6 +103,7 @@ class _Work:
     data: bytes
     digest: str
     is_new: bool
+    languages: Overrides = ()
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -115,10 +120,10 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def extract_file(path: str, text: str) -> Extraction:
+def extract_file(path: str, text: str, languages: Overrides = ()) -> Extraction:
     """Grammar-backed extraction where a grammar exists, line windows everywhere else, so no
-    text file is unsearchable."""
-    found = extract(path, text)
+    text file is unsearchable. `languages` are the user's globs to a language."""
+    found = extract(path, text, languages)
     if found is not None:
         return found
     return Extraction(lang=_text_lang(path), symbols=[], chunks=text_chunks(text))
@@ -133,7 +138,7 @@ def _text_lang(path: str) -> str:
 def build_write(work: _Work) -> FileWrite:
     """Decode and extract one file; runs in a worker, so it touches no shared state."""
     text = decode(work.data)
-    extraction = extract_file(work.path, text)
+    extraction = extract_file(work.path, text, work.languages)
     return FileWrite(
         path=work.path,
         size=work.size,
@@ -156,11 +161,13 @@ class Indexer:
         store: Store,
         options: DiscoveryOptions | None = None,
         workers: int | None = None,
+        languages: Overrides = (),
     ) -> None:
         self.root = root.resolve()
         self.store = store
         self.options = options or DiscoveryOptions()
         self.workers = workers if workers is not None else max(1, (os.cpu_count() or 2))
+        self.languages = languages
 
     # -- full scan -------------------------------------------------------------------------
 
@@ -188,7 +195,11 @@ class Indexer:
             states = {}
         seen = {c.path for c in found.candidates}
         gone = {p: s for p, s in states.items() if p not in seen}
-        work = self._plan(found.candidates, states, gone, summary)
+        languages = json.dumps(self.languages)
+        recorded = self.store.meta_value(_LANGUAGES_KEY)
+        # Another `languages` setting may read any file in another language: read them all.
+        reread = (recorded or "[]") != languages
+        work = self._plan(found.candidates, states, gone, summary, reread)
         for done, total in self._write_steps(work, summary):
             progress.append((done, total))
             summary.seconds = time.perf_counter() - started
@@ -198,6 +209,8 @@ class Indexer:
                 for path in sorted(gone):
                     self.store.delete_file(path)
                     summary.deleted += 1
+        if recorded != languages:
+            self.store.set_meta(_LANGUAGES_KEY, languages)
         summary.seconds = time.perf_counter() - started
 
     def _plan(
@@ -206,6 +219,7 @@ class Indexer:
         states: dict[str, FileState],
         gone: dict[str, FileState],
         summary: IndexSummary,
+        reread: bool = False,
     ) -> list[_Work]:
         work: list[_Work] = []
         touched: list[tuple[str, int, int]] = []
@@ -215,14 +229,15 @@ class Indexer:
             gone_by_hash.setdefault(gone_state.hash, []).append(path)
         for cand in candidates:
             state = states.get(cand.path)
-            if state and state.size == cand.size and state.mtime_ns == cand.mtime_ns:
+            same_stat = state and state.size == cand.size and state.mtime_ns == cand.mtime_ns
+            if same_stat and not reread:
                 summary.unchanged += 1
                 continue
             data = self._read(cand.path, cand.abs_path, summary)
             if data is None:
                 continue
             digest = content_hash(data)
-            if state and state.hash == digest:
+            if state and state.hash == digest and not reread:
                 summary.unchanged += 1
                 touched.append((cand.path, cand.size, cand.mtime_ns))
                 continue
@@ -233,7 +248,7 @@ class Indexer:
                 continue
             work.append(
                 _Work(cand.path, cand.size, cand.mtime_ns, data, digest,
-                      state is None)
+                      state is None, self.languages)
             )
         if touched or renames:
             with self.store.batch():
@@ -342,7 +357,7 @@ class Indexer:
                 summary.unchanged += 1
                 continue
             work.append(_Work(rel, st.st_size, st.st_mtime_ns, data, digest,
-                              state is None))
+                              state is None, self.languages))
         self._write(work, summary)
         if drops:
             with self.store.batch():

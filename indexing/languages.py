@@ -17,7 +17,7 @@ from pathlib import Path
 from indexing.language_rules import has_definitions, language_rules
 
 _CATALOG = Path(__file__).with_name("languages.toml")
-_KEYS = frozenset({"grammar", "extensions", "aliases"})
+_KEYS = frozenset({"grammar", "extensions", "aliases", "filenames", "interpreters", "docs"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +28,12 @@ class LanguageInfo:
     grammar: str
     extensions: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
+    #: Whole file names, or globs over the name (`Dockerfile.*`).
+    filenames: tuple[str, ...] = ()
+    #: What a shebang line runs, without version suffixes.
+    interpreters: tuple[str, ...] = ()
+    #: Where definitions find their documentation, in words (the README's table).
+    docs: str = ""
 
 
 @cache
@@ -45,6 +51,9 @@ def catalog() -> dict[str, LanguageInfo]:
             grammar=entry.get("grammar", name),
             extensions=tuple(e.lower() for e in entry.get("extensions", ())),
             aliases=tuple(a.lower() for a in entry.get("aliases", ())),
+            filenames=tuple(entry.get("filenames", ())),
+            interpreters=tuple(entry.get("interpreters", ())),
+            docs=entry.get("docs", ""),
         )
     return languages
 
@@ -81,10 +90,10 @@ def _longest_extension() -> int:
     return max(ext.count(".") for ext in extensions())
 
 
-def language_for_path(path: str) -> str | None:
+def language_for_extension(path: str) -> str | None:
     """The language of `path` by its name's ending (the longest that the catalog knows:
-    `.tftest.hcl` before `.hcl`), or None when no grammar applies (the caller falls back to
-    plain-text chunks)."""
+    `.tftest.hcl` before `.hcl`), or None. `indexing.detect` also reads file names, shebangs
+    and the user's globs."""
     name = path.rsplit("/", 1)[-1].lower()
     parts = name.split(".")
     table = extensions()
@@ -96,6 +105,26 @@ def language_for_path(path: str) -> str | None:
         if lang is not None:
             return lang
     return None
+
+
+@cache
+def filenames() -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Whole file names to language, and (glob over the name, language) pairs."""
+    exact: dict[str, str] = {}
+    globs: list[tuple[str, str]] = []
+    for info in catalog().values():
+        for name in info.filenames:
+            if any(ch in name for ch in "*?["):
+                globs.append((name, info.name))
+            elif exact.setdefault(name, info.name) != info.name:
+                raise ValueError(f"{_CATALOG}: {name} is claimed by {exact[name]} and {info.name}")
+    return exact, globs
+
+
+@cache
+def interpreters() -> dict[str, str]:
+    """What a shebang runs (`python`, `node`, `bash`) to language."""
+    return {cmd: info.name for info in catalog().values() for cmd in info.interpreters}
 
 
 def grammar_name(lang: str) -> str:

@@ -30,12 +30,12 @@ if TYPE_CHECKING:
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
 MARK, UNMARK = "\x1b[1;31m", "\x1b[0m"
 #: Settings each command takes as flags (generated from the settings model).
-INDEX_FLAGS = ("index_dir", "exclude", "max_file_bytes", "model_dir", "workers", "embed",
-               "embed_threads")
-SEARCH_FLAGS = ("index_dir", "exclude", "max_file_bytes", "model_dir", "embed_threads",
-                "default_mode", "default_k", "rrf_k")
-EVAL_FLAGS = ("index_dir", "exclude", "max_file_bytes", "model_dir", "workers", "embed_threads",
-              "rrf_k")
+INDEX_FLAGS = ("index_dir", "exclude", "languages", "max_file_bytes", "model_dir", "workers",
+               "embed", "embed_threads")
+SEARCH_FLAGS = ("index_dir", "exclude", "languages", "max_file_bytes", "model_dir",
+                "embed_threads", "default_mode", "default_k", "rrf_k")
+EVAL_FLAGS = ("index_dir", "exclude", "languages", "max_file_bytes", "model_dir", "workers",
+              "embed_threads", "rrf_k")
 
 
 class Progress:

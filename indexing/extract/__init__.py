@@ -42,23 +42,28 @@ from __future__ import annotations
 import logging
 
 from indexing.chunking import text_chunks as text_chunks
+from indexing.detect import Overrides, detect_language
 from indexing.extract.code import extract_code
 from indexing.extract.markdown import extract_markdown
 from indexing.extract.rst import extract_rst
 from indexing.language_rules import language_rules
-from indexing.languages import language_for_path
 from indexing.positions import SourceText
 from indexing.records import Extraction
 
 log = logging.getLogger(__name__)
 
 
-def extract(path: str, text: str) -> Extraction | None:
+#: How much of a file's start `detect_language` may read (its shebang line).
+_HEAD_CHARS = 256
+
+
+def extract(path: str, text: str, languages: Overrides = ()) -> Extraction | None:
     """Symbols and chunks for `path`, or None when no grammar applies (use `text_chunks`).
+    `languages` are the user's globs to a language (`indexing.detect`).
 
     Never raises: on an unexpected failure the file still gets plain line-window chunks, so
     one odd file cannot stop indexing or become unsearchable."""
-    lang = language_for_path(path)
+    lang = detect_language(path, text[:_HEAD_CHARS], languages)
     if lang is None:
         return None
     try:

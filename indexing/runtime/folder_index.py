@@ -77,6 +77,7 @@ class FolderIndex:
             self.store,
             DiscoveryOptions(self.settings.max_file_bytes, self.settings.exclude),
             workers=self.settings.workers,
+            languages=self.settings.languages,
         )
 
     def record_shape(self) -> None:

@@ -14,35 +14,10 @@ from extract_support import by_name, run, spans, table
 
 from indexing import language_rules as languages
 from indexing.grammars import get_language, get_parser, get_query
-from indexing.languages import catalog, code_languages, language_for_path
+from indexing.languages import catalog, code_languages
 from indexing.records import Span, SymbolKind
 
 K = SymbolKind
-
-
-@pytest.mark.parametrize(
-    ("path", "lang"),
-    [
-        ("a/b.py", "python"),
-        ("x.PYI", "python"),
-        ("x.cjs", "javascript"),
-        ("x.jsx", "javascript"),
-        ("x.mts", "typescript"),
-        ("x.tsx", "tsx"),
-        ("x.go", "go"),
-        ("x.rs", "rust"),
-        ("X.java", "java"),
-        ("x.h", "c"),
-        ("x.hh", "cpp"),
-        ("x.cxx", "cpp"),
-        ("README.markdown", "markdown"),
-        ("notes.txt", None),
-        ("Makefile", None),
-        (".py", None),
-    ],
-)
-def test_language_for_path(path: str, lang: str | None) -> None:
-    assert language_for_path(path) == lang
 
 
 @pytest.mark.parametrize("lang", sorted(catalog()))

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from extract_support import run
 
-from indexing.languages import definition_languages, language_for_path
+from indexing.detect import detect_language
+from indexing.languages import definition_languages
 from indexing.records import Symbol
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "languages"
@@ -56,5 +57,5 @@ def test_definitions_of_a_hand_written_file(path: Path) -> None:
 
 
 def test_every_language_with_definitions_has_a_fixture() -> None:
-    covered = {language_for_path(p.name) for p in fixture_files()}
+    covered = {detect_language(p.name) for p in fixture_files()}
     assert sorted(definition_languages() - covered) == []

@@ -14,9 +14,10 @@ import pytest
 from extract_support import run
 
 from indexing import chunking
+from indexing.detect import detect_language
 from indexing.extract.nodes import end_row
 from indexing.grammars import get_parser
-from indexing.languages import catalog, language_for_path
+from indexing.languages import catalog
 from indexing.records import Extraction
 
 if TYPE_CHECKING:
@@ -85,5 +86,5 @@ def test_no_chunk_cuts_a_construct(path: Path) -> None:
 
 
 def test_every_language_with_a_grammar_has_a_sample() -> None:
-    covered = {language_for_path(p.name) for p in samples()}
+    covered = {detect_language(p.name) for p in samples()}
     assert sorted(set(catalog()) - covered) == []
