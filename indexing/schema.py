@@ -11,7 +11,9 @@ from indexing.text import FTS_TOKENIZER
 
 # 6: identifier parts are split in every script (`getGrößeInPixel` -> `get größe in pixel`),
 #    not only in ASCII.
-SCHEMA_VERSION = 6
+# 7: grammars from tree-sitter-language-pack: 122 languages with their own `lang` names
+#    (`ruby`, not `rb`), definitions in 35, chunks cut along the syntax tree.
+SCHEMA_VERSION = 7
 
 # Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
 # order of `chunks_fts`: names, parts, path, body).
