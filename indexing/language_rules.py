@@ -64,6 +64,9 @@ class LanguageRules:
     #: Adjacent definitions of the same name and kind are clauses of one definition (Erlang
     #: and Elixir function clauses, a Haskell signature and its equations).
     merge_clauses: bool = False
+    #: `scripts`: the file embeds code in `<script>` blocks (and Astro's frontmatter), read
+    #: with that code's grammar (HTML, Vue, Svelte, Astro).
+    embedded: Literal["none", "scripts"] = "none"
 
 
 _LIST_RULES = frozenset({"receiver_nodes", "comment_nodes", "attribute_nodes"})
@@ -72,12 +75,13 @@ _RULE_TYPES: dict[str, type] = {
     "comment_nodes": list, "attribute_nodes": list, "doc_gap": int, "doc_markup": str,
     "package_node": str,
     "receiver_nodes": list, "constructor_named_like_container": bool, "body_sibling": str,
-    "merge_clauses": bool,
+    "merge_clauses": bool, "embedded": str,
 }
 _RULE_CHOICES: dict[str, tuple[str, ...]] = {
     "extractor": ("code", "markdown", "rst"),
     "doc": ("comments", "docstring", "attributes", "child"),
     "doc_markup": ("none", "xml"),
+    "embedded": ("none", "scripts"),
 }
 
 

@@ -141,8 +141,10 @@ def code_languages() -> frozenset[str]:
 
 @cache
 def definition_languages() -> frozenset[str]:
-    """Languages with definition patterns of their own (or a parent's)."""
+    """Languages with definitions: patterns of their own (or a parent's), headings, or code
+    embedded in `<script>` blocks."""
     return frozenset(
         lang for lang in catalog()
         if language_rules(lang).extractor != "code" or has_definitions(lang)
+        or language_rules(lang).embedded != "none"
     )

@@ -64,6 +64,19 @@ def extract_code(lang: str, src: SourceText) -> Extraction:
     rules = language_rules(lang)
     tree = get_parser(lang).parse(src.data)
     root = tree.root_node
+    defs = definitions(lang, src, root)
+    symbols = [to_symbol(src, rules, d) for d in defs]
+    if rules.embedded == "none":
+        return Extraction(lang=lang, symbols=symbols, chunks=code_chunks(src, defs, root))
+    from indexing.extract.embedded import script_regions, with_regions
+
+    return with_regions(lang, src, root, script_regions(root, src), symbols, defs)
+
+
+def definitions(lang: str, src: SourceText, root: Node) -> list[Definition]:
+    """The definitions `lang`'s patterns find under `root`, resolved and linked, in position
+    order. `root` may be a tree parsed over part of the file (a `<script>` block)."""
+    rules = language_rules(lang)
     defs: list[Definition] = []
     if has_definitions(lang):
         hits = _best_hits(lang, root)
@@ -72,9 +85,7 @@ def extract_code(lang: str, src: SourceText) -> Extraction:
     if rules.merge_clauses:
         defs = _merge_clauses(defs)
     _link(defs, _package_scopes(rules, src, root), rules)
-    symbols = [_to_symbol(src, rules, d) for d in defs]
-    chunks = code_chunks(src, defs, root)
-    return Extraction(lang=lang, symbols=symbols, chunks=chunks)
+    return defs
 
 
 Hit = tuple[str, "Node", "Node", list["Node"]]
@@ -390,7 +401,7 @@ def _container(d: Definition) -> str | None:
     return d.parent.name if d.parent else None
 
 
-def _to_symbol(src: SourceText, rules: LanguageRules, d: Definition) -> Symbol:
+def to_symbol(src: SourceText, rules: LanguageRules, d: Definition) -> Symbol:
     last = d.end_node or _content_end(src, d.node, rules) or d.node
     return Symbol(
         name=d.name,

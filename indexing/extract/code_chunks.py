@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from indexing.chunking import (
     MAX_DEF_CHARS,
+    LineSpan,
     gaps,
     pieces,
     too_long,
@@ -28,7 +29,12 @@ def _owns_chunk(d: Definition) -> bool:
     return d.parent is None or d.lead_row != d.end_row
 
 
-def code_chunks(src: SourceText, defs: list[Definition], root: Node) -> list[Chunk]:
+def code_chunks(
+    src: SourceText, defs: list[Definition], root: Node, span: LineSpan | None = None,
+    reserved: list[LineSpan] | tuple[LineSpan, ...] = (),
+) -> list[Chunk]:
+    """Chunks of the lines in `span` (the whole file by default), but for the `reserved`
+    spans, which other chunks cover (embedded code)."""
     owners = sorted(
         (i for i, d in enumerate(defs) if _owns_chunk(d)),
         key=lambda i: (defs[i].lead_row, -defs[i].end_row, i),
@@ -46,8 +52,8 @@ def code_chunks(src: SourceText, defs: list[Definition], root: Node) -> list[Chu
     syntax = SyntaxWindows(src.lines, root)
     for i in owners:
         chunks.extend(_definition_chunks(src, syntax, defs[i], i, children[i]))
-    last = len(src.lines) - 1
-    for run in gaps(0, last, roots):
+    lo, hi = span if span is not None else (0, len(src.lines) - 1)
+    for run in gaps(lo, hi, [*roots, *reserved]):
         chunks.extend(syntax.chunks(run, ChunkKind.CODE))
     chunks.sort(key=lambda c: (c.start_line, -c.end_line, -1 if c.symbol is None else c.symbol))
     return _drop_repeats(chunks)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import QueryCursor
 
+from indexing.extract.embedded import fence_regions
 from indexing.extract.nodes import MAX_DOC_CHARS, cap, collapse
 from indexing.extract.outline import Heading, outline
 from indexing.grammars import get_parser, get_query
@@ -22,7 +23,8 @@ _ATX_CLOSING = re.compile(r"(^|\s+)#+\s*$")
 
 def extract_markdown(src: SourceText) -> Extraction:
     tree = get_parser("markdown").parse(src.data)
-    return outline(src, "markdown", tree.root_node, _headings(src, tree.root_node))
+    root = tree.root_node
+    return outline(src, "markdown", root, _headings(src, root), fence_regions(root, src))
 
 
 def _headings(src: SourceText, root: Node) -> list[Heading]:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from indexing.chunking import clean_line
+from indexing.chunking import LineSpan, clean_line, gaps
+from indexing.extract.embedded import Region, region_extraction
 from indexing.extract.nodes import MAX_SIGNATURE_CHARS, end_row
 from indexing.extract.syntax_windows import SyntaxWindows
 from indexing.positions import SourceText
@@ -31,9 +32,14 @@ class Heading:
     end_row: int = -1
 
 
-def outline(src: SourceText, lang: str, root: Node, headings: list[Heading]) -> Extraction:
+def outline(
+    src: SourceText, lang: str, root: Node, headings: list[Heading],
+    regions: list[Region] | None = None,
+) -> Extraction:
     """Symbols and section chunks for `headings`, given in document order; a long section is
-    cut between its blocks (`syntax_windows`), never inside a list or a code block."""
+    cut between its blocks (`syntax_windows`), never inside a list or a code block. Code
+    blocks in a language with a grammar (`regions`) are chunked as that code, labelled with
+    their section and language, and their definitions are symbols of the document."""
     stack: list[Heading] = []
     for h in headings:
         while stack and stack[-1].level >= h.level:
@@ -45,15 +51,26 @@ def outline(src: SourceText, lang: str, root: Node, headings: list[Heading]) -> 
     symbols = [_heading_symbol(src, h) for h in headings]
     chunks: list[Chunk] = []
     syntax = SyntaxWindows(src.lines, root)
+    blocks = [r.lines for r in regions or ()]
     first_row = headings[0].node.start_point.row if headings else last + 1
+    sections: list[tuple[LineSpan, int | None, str]] = []
     if first_row > 0:
-        chunks.extend(syntax.chunks((0, first_row - 1), ChunkKind.SECTION))
+        sections.append(((0, first_row - 1), None, ""))
     for i, h in enumerate(headings):
         start = h.node.start_point.row
         end = headings[i + 1].node.start_point.row - 1 if i + 1 < len(headings) else last
-        context = symbols[i].qualified_name
-        chunks.extend(syntax.chunks((start, end), ChunkKind.SECTION, i, context,
-                                    definition=True))
+        sections.append(((start, end), i, symbols[i].qualified_name))
+    for span, index, context in sections:
+        for run in gaps(*span, [b for b in blocks if span[0] <= b[0] <= span[1]]):
+            chunks.extend(syntax.chunks(run, ChunkKind.SECTION, index, context,
+                                        definition=index is not None))
+    for region in regions or ():
+        row = region.lines[0]
+        label = next((c for (s, e), _, c in sections if s <= row <= e), "")
+        found, region_chunks = region_extraction(src, region, len(symbols), label)
+        symbols.extend(found)
+        chunks.extend(region_chunks)
+    chunks.sort(key=lambda c: (c.start_line, -c.end_line))
     return Extraction(lang=lang, symbols=symbols, chunks=chunks)
 
 

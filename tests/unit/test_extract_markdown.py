@@ -60,7 +60,8 @@ def test_sections_are_chunks() -> None:
     assert [(c.kind.value, c.start_line, c.end_line, c.symbol, c.context) for c in ex.chunks] == [
         ("section", 0, 0, None, ""),
         ("section", 2, 7, 0, "Guide"),
-        ("section", 9, 14, 1, "Guide > Install"),
+        ("section", 9, 10, 1, "Guide > Install"),
+        ("code", 12, 14, None, "Guide > Install · bash"),  # a ```sh block, chunked as shell
         ("section", 15, 17, 2, "Guide > Setext Title"),
         ("section", 19, 20, 3, "Ünïcode 😀 title"),
     ]
