@@ -14,7 +14,7 @@ import threading
 from functools import cache
 from typing import Any
 
-from tree_sitter import Language, Parser, Query
+from tree_sitter import Language, Parser, Query, Tree
 
 from indexing.language_rules import own_query_source
 from indexing.languages import grammar_name
@@ -55,3 +55,14 @@ def get_query(lang: str) -> Query:
         compiled = Query(get_language(lang), own_query_source(lang))
         _local.queries[lang] = compiled
     return compiled
+
+
+
+def parse(lang: str, data: bytes, parser: Parser | None = None) -> Tree:
+    """`data` parsed with `lang`'s grammar (or `parser`, set up by the caller).
+
+    No time budget here: tree-sitter's progress callback needs the callback form of `parse`,
+    and nodes of a tree parsed that way crash the process when asked for their text
+    (py-tree-sitter 0.26); nor would it stop a scanner that loops. Deadlines are enforced
+    around the whole extraction, in worker processes (`indexing.workers`)."""
+    return (parser or get_parser(lang)).parse(data)

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import multiprocessing
 import os
+import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexing.classify import is_generated, is_test_path
-from indexing.detect import Overrides
+from indexing.detect import Overrides, detect_language
 from indexing.discover import (
     DiscoveredFile,
     DiscoveryOptions,
@@ -32,6 +33,9 @@ from indexing.extract import extract, text_chunks
 from indexing.records import Extraction
 from indexing.store import FileState, FileWrite, Store
 from indexing.text import decode
+from indexing.workers import Failed, Workers
+
+log = logging.getLogger(__name__)
 
 BATCH_FILES = 200
 POOL_THRESHOLD = 64  # below this many files, a process pool costs more than it saves
@@ -56,11 +60,19 @@ class IndexSummary:
     # Files whose chunks are new: the vector side embeds these first.
     written_paths: list[str] = field(default_factory=list)
     cancelled: bool = False
+    # Files with a grammar indexed as plain text, by why (a grammar that crashed or hung its
+    # worker, an extraction that failed).
+    fallbacks: dict[str, int] = field(default_factory=dict)
+    fallback_paths: list[tuple[str, str]] = field(default_factory=list)
 
     def skip(self, path: str, reason: str) -> None:
         self.skipped += 1
         self.skipped_by_reason[reason] = self.skipped_by_reason.get(reason, 0) + 1
         self.skipped_paths.append((path, reason))
+
+    def fall_back(self, path: str, reason: str) -> None:
+        self.fallbacks[reason] = self.fallbacks.get(reason, 0) + 1
+        self.fallback_paths.append((path, reason))
 
     def absorb(self, part: IndexSummary) -> None:
         """Add another update's counts to this one (one log line for a batch of events)."""
@@ -73,11 +85,15 @@ class IndexSummary:
         self.skipped += part.skipped
         self.seconds += part.seconds
         self.written_paths.extend(part.written_paths)
+        for path, reason in part.fallback_paths:
+            self.fall_back(path, reason)
 
     def describe(self) -> str:
+        fallbacks = "".join(f", {n} read as plain text ({why})"
+                            for why, n in sorted(self.fallbacks.items()))
         return (f"scanned {self.scanned}, new {self.new}, changed {self.changed}, "
                 f"unchanged {self.unchanged}, deleted {self.deleted}, renamed {self.renamed}, "
-                f"skipped {self.skipped} in {self.seconds:.2f}s")
+                f"skipped {self.skipped}{fallbacks} in {self.seconds:.2f}s")
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -89,6 +105,7 @@ class IndexSummary:
             "renamed": self.renamed,
             "skipped": self.skipped,
             "skipped_by_reason": dict(sorted(self.skipped_by_reason.items())),
+            "read_as_text": dict(sorted(self.fallbacks.items())),
             "seconds": round(self.seconds, 3),
         }
 
@@ -135,6 +152,39 @@ def _text_lang(path: str) -> str:
     return ext or "text"
 
 
+def text_write(work: _Work, reason: str) -> FileWrite:
+    """A file whose extraction failed in its worker, as plain text: made in the parent,
+    without its grammar."""
+    text = decode(work.data)
+    lang = detect_language(work.path, text[:256], work.languages) or _text_lang(work.path)
+    extraction = Extraction(lang=lang, chunks=text_chunks(text), fallback=reason)
+    return FileWrite(path=work.path, size=work.size, mtime_ns=work.mtime_ns, hash=work.digest,
+                     lang=lang, text=text, extraction=extraction,
+                     is_test=is_test_path(work.path),
+                     is_generated=is_generated(work.path, text[:600]))
+
+
+def _work_size(work: _Work) -> int:
+    return work.size
+
+
+#: What a worker process runs on each file (`module:function`).
+WORKER_TARGET = "indexing.indexer:build_write"
+
+#: The one worker that extracts small plans (a save, a few events) out of the process, so
+#: that a grammar crash or hang costs that file only; started on first use.
+_small_plan_workers: Workers | None = None
+_small_plan_lock = threading.Lock()
+
+
+def _small_plans() -> Workers:
+    global _small_plan_workers
+    with _small_plan_lock:
+        if _small_plan_workers is None:
+            _small_plan_workers = Workers(1, _pool_context(), WORKER_TARGET)
+        return _small_plan_workers
+
+
 def build_write(work: _Work) -> FileWrite:
     """Decode and extract one file; runs in a worker, so it touches no shared state."""
     text = decode(work.data)
@@ -168,6 +218,7 @@ class Indexer:
         self.options = options or DiscoveryOptions()
         self.workers = workers if workers is not None else max(1, (os.cpu_count() or 2))
         self.languages = languages
+        self._plan_workers: Workers | None = None
 
     # -- full scan -------------------------------------------------------------------------
 
@@ -289,16 +340,11 @@ class Indexer:
         yield 0, total
         if not work:
             return
-        pool: Executor | None = None
-        if total >= POOL_THRESHOLD and self.workers > 1:
-            pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=_pool_context())
+        extracted: Generator[FileWrite, None, None] = self._extracted(work)
         try:
-            results: Iterable[FileWrite] = (
-                pool.map(build_write, work, chunksize=8) if pool else map(build_write, work)
-            )
             done = 0
             batch: list[tuple[_Work, FileWrite]] = []
-            for item, write in zip(work, results, strict=True):
+            for item, write in zip(work, extracted, strict=True):
                 batch.append((item, write))
                 if len(batch) >= BATCH_FILES:
                     done += self._commit(batch, summary)
@@ -308,14 +354,37 @@ class Indexer:
                 done += self._commit(batch, summary)
                 yield done, total
         finally:
-            if pool:
-                pool.shutdown(cancel_futures=True)
+            extracted.close()  # ends the workers still on a file
+            if self._plan_workers is not None:
+                self._plan_workers.close()
+                self._plan_workers = None
+
+    def _extracted(self, work: list[_Work]) -> Generator[FileWrite, None, None]:
+        """Each item extracted, in order: in this process with `workers` = 1, else in worker
+        processes (a pool of `workers` for a large plan, one shared worker for a small one)
+        where a grammar that crashes or hangs costs its own file only."""
+        if self.workers <= 1:
+            yield from map(build_write, work)
+            return
+        if len(work) >= POOL_THRESHOLD:
+            self._plan_workers = Workers(self.workers, _pool_context(), WORKER_TARGET)
+            workers = self._plan_workers
+        else:
+            workers = _small_plans()
+        for item, result in zip(work, workers.map(work, _work_size), strict=True):
+            if isinstance(result, Failed):
+                log.warning("%s: %s; indexing it as plain text", item.path, result.reason)
+                yield text_write(item, result.reason)
+            else:
+                yield result
 
     def _commit(self, batch: list[tuple[_Work, FileWrite]], summary: IndexSummary) -> int:
         with self.store.batch():
             for item, write in batch:
                 self.store.write_file(write)
                 summary.written_paths.append(item.path)
+                if write.extraction.fallback:
+                    summary.fall_back(item.path, write.extraction.fallback)
                 if item.is_new:
                     summary.new += 1
                 else:

@@ -122,3 +122,6 @@ class Extraction:
     lang: str
     symbols: list[Symbol] = field(default_factory=list)
     chunks: list[Chunk] = field(default_factory=list)
+    #: Why a file with a grammar was indexed as plain text ("grammar crashed", "parse
+    #: stalled", "extraction failed"); empty when it was not.
+    fallback: str = ""

@@ -137,7 +137,9 @@ class Settings:
         "A fastembed-compatible model directory (model.onnx plus tokenizer files).",
         Scope.INDEX, "path", nullable=True, default_doc="bundled MiniLM"))
     workers: int | None = setting(None, Spec(
-        "Processes for parsing large plans.", Scope.RUNTIME, "integer", nullable=True,
+        "Processes that parse files; with 2 or more a save is parsed outside the server too, "
+        "so a grammar that crashes or hangs costs only its file.", Scope.RUNTIME, "integer",
+        nullable=True,
         minimum=1, maximum=64, default_doc="cores"))
     debounce_ms: int = setting(200, Spec(
         "Quiet time before a burst of file events is applied.", Scope.RUNTIME, "integer",

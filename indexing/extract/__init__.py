@@ -75,4 +75,4 @@ def extract(path: str, text: str, languages: Overrides = ()) -> Extraction | Non
         return extract_code(lang, SourceText(text))
     except Exception:
         log.warning("extraction failed for %s; indexing it as plain text", path, exc_info=True)
-        return Extraction(lang=lang, chunks=text_chunks(text))
+        return Extraction(lang=lang, chunks=text_chunks(text), fallback="extraction failed")

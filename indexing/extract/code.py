@@ -19,7 +19,7 @@ from indexing.extract.docs import (
     stray_comments,
 )
 from indexing.extract.nodes import MAX_SIGNATURE_CHARS, cap, collapse
-from indexing.grammars import get_parser, get_query
+from indexing.grammars import get_query, parse
 from indexing.language_rules import LanguageRules, has_definitions, language_rules
 from indexing.positions import SourceText
 from indexing.records import Extraction, Span, Symbol, SymbolKind
@@ -62,7 +62,7 @@ _SPEC_PARENTS: dict[str, tuple[str, ...]] = {
 
 def extract_code(lang: str, src: SourceText) -> Extraction:
     rules = language_rules(lang)
-    tree = get_parser(lang).parse(src.data)
+    tree = parse(lang, src.data)
     root = tree.root_node
     defs = definitions(lang, src, root)
     symbols = [to_symbol(src, rules, d) for d in defs]

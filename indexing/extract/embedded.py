@@ -19,7 +19,7 @@ from indexing.extract.code import definitions, to_symbol
 from indexing.extract.code_chunks import code_chunks
 from indexing.extract.definition import Definition
 from indexing.extract.nodes import end_row
-from indexing.grammars import get_language
+from indexing.grammars import get_language, parse
 from indexing.language_rules import language_rules
 from indexing.languages import canonical
 from indexing.positions import SourceText
@@ -142,7 +142,7 @@ def region_extraction(
     if parser is None:
         parser = _parsers.by_lang[region.lang] = Parser(get_language(region.lang))
     parser.included_ranges = list(region.ranges)
-    root = parser.parse(src.data).root_node
+    root = parse(region.lang, src.data, parser).root_node
     rules = language_rules(region.lang)
     defs = definitions(region.lang, src, root)
     symbols = [to_symbol(src, rules, d) for d in defs]

@@ -11,7 +11,7 @@ from tree_sitter import QueryCursor
 from indexing.extract.embedded import fence_regions
 from indexing.extract.nodes import MAX_DOC_CHARS, cap, collapse
 from indexing.extract.outline import Heading, outline
-from indexing.grammars import get_parser, get_query
+from indexing.grammars import get_query, parse
 from indexing.positions import SourceText
 from indexing.records import Extraction
 
@@ -22,7 +22,7 @@ _ATX_CLOSING = re.compile(r"(^|\s+)#+\s*$")
 
 
 def extract_markdown(src: SourceText) -> Extraction:
-    tree = get_parser("markdown").parse(src.data)
+    tree = parse("markdown", src.data)
     root = tree.root_node
     return outline(src, "markdown", root, _headings(src, root), fence_regions(root, src))
 

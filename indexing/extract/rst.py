@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from indexing.extract.nodes import MAX_DOC_CHARS, cap, collapse
 from indexing.extract.outline import Heading, outline
-from indexing.grammars import get_parser
+from indexing.grammars import parse
 from indexing.positions import SourceText
 from indexing.records import Extraction
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def extract_rst(src: SourceText) -> Extraction:
-    tree = get_parser("rst").parse(src.data)
+    tree = parse("rst", src.data)
     styles: dict[tuple[bool, str], int] = {}
     headings: list[Heading] = []
     for node in _sections(tree.root_node):
