@@ -25,3 +25,8 @@
     (assignment_statement
       (variable_list name: (identifier) @name)
       (expression_list value: (table_constructor)))) @definition.variable)
+
+; Functions in a table constructor: `{ __call = function (self) ... end }`.
+(field
+  name: (identifier) @name
+  value: (function_definition)) @definition.function

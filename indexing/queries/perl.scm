@@ -22,3 +22,10 @@
   module: (package) @_constant
   (autoquoted_bareword) @name
   (#eq? @_constant "constant")) @definition.constant
+
+; `use constant { WS_TEXT => 0x1, WS_BINARY => 0x2 };`: every key is a constant.
+(use_statement
+  module: (package) @_constant
+  (anonymous_hash_expression
+    (list_expression (autoquoted_bareword) @name))
+  (#eq? @_constant "constant")) @definition.constant

@@ -41,3 +41,7 @@
     function: (name) @_define
     arguments: (arguments . (argument (string (string_content) @name))))
   (#eq? @_define "define")) @definition.constant
+
+; `namespace App\Models;` (it also qualifies what follows it, see php.toml).
+(namespace_definition
+  name: (namespace_name) @name) @definition.namespace

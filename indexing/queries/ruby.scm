@@ -33,3 +33,12 @@
 (method
   name: (identifier) @name
   (#eq? @name "initialize")) @definition.constructor
+
+; Another name for a method: `alias size length`, `alias_method :<<, :add`.
+(alias
+  name: (_) @name) @definition.method
+
+(call
+  method: (identifier) @_alias
+  arguments: (argument_list . (simple_symbol) @name)
+  (#eq? @_alias "alias_method")) @definition.method
