@@ -88,10 +88,9 @@ def test_markdown_has_no_refs() -> None:
 
 def test_every_grammar_with_definitions_gets_a_refs_query() -> None:
     from indexing.extract.refs import _query
-    from indexing.languages import EXTENSIONS, get_parser, language_rules
+    from indexing.grammars import get_language
+    from indexing.languages import code_languages, definition_languages
 
-    for lang in sorted(set(EXTENSIONS.values())):
-        if language_rules(lang).extractor == "markdown":
-            continue
-        query = _query(get_parser(lang).language)
+    for lang in sorted(definition_languages() & code_languages()):
+        query = _query(get_language(lang))
         assert query is not None and query.capture_count >= 3, lang  # names, strings, calls

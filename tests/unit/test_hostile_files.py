@@ -300,14 +300,15 @@ def test_a_file_the_grammar_chokes_on_is_indexed_as_text_and_counted(
     """Error recovery on junk is slow (1 MB of random bytes: 20 s in the Go grammar): past
     `PARSE_CPU_SECONDS` the parse is given up, and the file is indexed as plain text, which
     the summary counts (`text_only`)."""
-    from indexing import languages
+    from indexing import grammars
 
-    monkeypatch.setattr(languages, "PARSE_CPU_SECONDS", 0.05)
+    monkeypatch.setattr(grammars, "PARSE_CPU_SECONDS", 0.05)
     rng = random.Random(7)
     junk = bytes(rng.randrange(1, 256) for _ in range(300_000))
     bench.reset({"junk.go": junk + b"\nchokeneedle\n"})
     summary = bench.index()
     assert summary.text_only == ["hostile/junk.go"] and summary.skipped == 0
     assert summary.skips_json()["text_only"] == 1
+    assert summary.fallbacks == {"parse timed out": 1}
     assert [p for p, _ in bench.search("chokeneedle")] == ["hostile/junk.go"]
     bench.still_works()
