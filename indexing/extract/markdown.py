@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import QueryCursor
 
+from indexing.chunking import text_chunks
 from indexing.extract.embedded import fence_regions
 from indexing.extract.nodes import MAX_DEF_DEPTH, MAX_DOC_CHARS, cap, collapse
 from indexing.extract.outline import Heading, outline
@@ -19,9 +20,31 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 _ATX_CLOSING = re.compile(r"(^|\s+)#+\s*$")
+#: What opens block containers at a line's start: quote markers, list markers, indentation.
+_CONTAINER_PREFIX = re.compile(r"[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+[ \t>]*)*")
+_LIST_MARKER = re.compile(r"(?:[-+*]|\d{1,9}[.)])[ \t]")
+#: Block containers (quotes, list items) nested about 256 deep crash the Markdown grammar's
+#: scanner (tree-sitter-language-pack 0.13: a segfault at 300 nested quotes or list items).
+#: A file whose lines open more than this many, by a generous count, is read as plain text.
+MAX_CONTAINER_DEPTH = 192
+
+
+def container_depth(line: str) -> int:
+    """About how deep `line` nests block containers: its quote and list markers, and its
+    indentation in pairs of columns (a nested list item is indented under its parent)."""
+    prefix = _CONTAINER_PREFIX.match(line)
+    if prefix is None:
+        return 0
+    text = prefix.group()
+    indent = text[: len(text) - len(text.lstrip(" \t"))]
+    return (text.count(">") + len(_LIST_MARKER.findall(text))
+            + (indent.count(" ") + 4 * indent.count("\t")) // 2)
 
 
 def extract_markdown(src: SourceText) -> Extraction:
+    if any(container_depth(line) > MAX_CONTAINER_DEPTH for line in src.lines):
+        return Extraction(lang="markdown", chunks=text_chunks(src.text),
+                          fallback="nested too deep")
     tree = parse("markdown", src.data)
     root = tree.root_node
     return outline(src, "markdown", root, _headings(src, root), fence_regions(root, src))

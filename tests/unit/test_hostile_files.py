@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from indexing.discover import SNIFF_BYTES, SkipReason
+from indexing.extract.markdown import MAX_CONTAINER_DEPTH
 from indexing.indexer import IndexSummary
 from indexing.positions import utf16_len
 from indexing.records import Span
@@ -188,6 +189,9 @@ NESTINGS = [
 @example(nesting=(".ts", "{a:", "}"), depth=100_000)
 @example(nesting=(".cpp", "namespace n {", "}"), depth=20_000)
 @example(nesting=(".js", "function f(){", "}"), depth=5_000)
+# Past about 256 levels the Markdown grammar's scanner crashes the process: read as text.
+@example(nesting=(".md", "> ", ""), depth=1_000)
+@example(nesting=(".md", "- ", ""), depth=300)
 def test_deep_nesting(bench: Bench, nesting: tuple[str, str, str], depth: int) -> None:
     """Up to 100k levels: the scan ends (no recursion limit, no quadratic blow-up), and the
     word at the bottom is found and cited; a file over `maxFileBytes` is counted as such."""
@@ -204,6 +208,9 @@ def test_deep_nesting(bench: Bench, nesting: tuple[str, str, str], depth: int) -
         assert dict(summary.skipped_paths) == {rel: "too_large"}
         return
     assert summary.skipped == 0
+    if ext == ".md":
+        too_deep = depth > MAX_CONTAINER_DEPTH
+        assert summary.fallbacks == ({"nested too deep": 1} if too_deep else {})
     for query in (needle, f'"{needle}"'):
         assert bench.search(query) == [(rel, where(text, needle))], query
     bench.still_works()
