@@ -86,7 +86,12 @@ def parse(lang: str, data: bytes, parser: Parser | None = None) -> Tree:
     def give_up(_offset: int, _has_error: bool) -> bool:
         return time.thread_time() - started > PARSE_CPU_SECONDS
 
+    parser = parser or get_parser(lang)
     try:
-        return (parser or get_parser(lang)).parse(read, progress_callback=give_up)
+        timed = parser.parse(read, progress_callback=give_up)
     except ValueError as exc:  # "Parsing failed": given up
         raise ParseTimeout(f"parsing took over {PARSE_CPU_SECONDS:g} s of CPU") from exc
+    # A node of a tree parsed through a callback can crash the process when asked for its
+    # text (py-tree-sitter 0.26). Parsed again from the bytes, with that tree as the old one,
+    # every node is reused (a twentieth of a parse) and the tree holds its text.
+    return parser.parse(data, timed)
