@@ -90,6 +90,9 @@ def parse(lang: str, data: bytes, parser: Parser | None = None) -> Tree:
     try:
         timed = parser.parse(read, progress_callback=give_up)
     except ValueError as exc:  # "Parsing failed": given up
+        # A parser that gave up resumes that parse on its next call unless reset: the next
+        # file would be read as the rest of this one.
+        parser.reset()
         raise ParseTimeout(f"parsing took over {PARSE_CPU_SECONDS:g} s of CPU") from exc
     # A node of a tree parsed through a callback can crash the process when asked for its
     # text (py-tree-sitter 0.26). Parsed again from the bytes, with that tree as the old one,
