@@ -14,6 +14,8 @@ import fcntl
 import os
 from pathlib import Path
 
+from indexing.location import PRIVATE_FILE, private_dir
+
 LOCK_NAME = "writer.lock"
 
 
@@ -30,15 +32,16 @@ class WriterLease:
         """Take the lease if nobody holds it; never blocks. True when this process holds it."""
         if self._fd is not None:
             return True
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        private_dir(self.path.parent)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
             return False
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        with contextlib.suppress(OSError):  # the pid only informs; a full disk keeps the lock
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
         self._fd = fd
         return True
 

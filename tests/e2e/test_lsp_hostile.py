@@ -44,9 +44,11 @@ async def test_bom_and_cr_only_files_are_cited_where_an_editor_shows_them(
         ("bom.py", ((2, 0), (3, 29))), ("cr.py", ((2, 0), (3, 29)))]
     hits = (await s.search({"query": '"quoted_needle"'}))["hits"]
     # "😀 " is three UTF-16 units after the quote at column 11.
-    assert sorted((h["path"], h["location"]["range"]["start"]["line"],
-                   h["location"]["range"]["start"]["character"]) for h in hits) == [
+    # The location cites the definition; `selection` is the match, where the cursor goes.
+    assert sorted((h["path"], h["selection"]["start"]["line"],
+                   h["selection"]["start"]["character"]) for h in hits) == [
         ("bom.py", 3, 15), ("cr.py", 3, 15)]
+    assert {h["location"]["range"]["start"]["line"] for h in hits} == {2}
 
 
 async def test_status_counts_what_was_skipped_and_search_goes_on(
