@@ -124,13 +124,14 @@ class _Work:
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
-    """forkserver, not fork: the server runs threads (event loop, writer, embedder), and
+    """spawn: not fork, because the server runs threads (event loop, writer, embedder) and
     forking a threaded process can copy a lock some thread holds into the child and hang it
-    (seen: a first index stuck at 0/120). The fork server is a clean single-threaded process;
-    preloading this module there keeps each worker's start cheap."""
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["indexing.indexer"])
-    return ctx
+    (seen: a first index stuck at 0/120); not the fork server, because it listens on a Unix
+    socket and the server opens none (tests/e2e/test_lsp_offline.py), now that a save is
+    parsed in a worker too. A spawned worker costs a fresh interpreter's imports once (about
+    half a second): the save worker is started early (`Workers.warm`), a scan's workers live
+    as long as the scan."""
+    return multiprocessing.get_context("spawn")
 
 
 def content_hash(data: bytes) -> str:
@@ -366,6 +367,7 @@ class Indexer:
         if self.workers <= 1:
             yield from map(build_write, work)
             return
+        _small_plans().warm()  # ready for the saves that follow a scan
         if len(work) >= POOL_THRESHOLD:
             self._plan_workers = Workers(self.workers, _pool_context(), WORKER_TARGET)
             workers = self._plan_workers

@@ -8,8 +8,8 @@ when its answer does not come by the deadline, or the worker dies, that worker i
 replaced and the file is reported as failed; the caller indexes it as plain text. Results
 come back in the order the items were given.
 
-Workers start from the fork server (see `indexing.indexer._pool_context`), so a threaded
-parent is never forked.
+Workers are spawned (see `indexing.indexer._pool_context`), so a threaded parent is never
+forked.
 """
 
 from __future__ import annotations
@@ -133,6 +133,11 @@ class Workers:
         finally:
             for worker in busy:  # abandoned (the caller stopped): their answers are lost
                 worker.stop(now=True)
+
+    def warm(self) -> None:
+        """Start a worker now, so the first item does not wait for its imports."""
+        if not self._idle:
+            self._idle.append(_Worker(self.context, self.target))
 
     def close(self) -> None:
         for worker in self._idle:
