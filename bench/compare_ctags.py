@@ -15,7 +15,6 @@ import argparse
 import json
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -131,4 +130,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
