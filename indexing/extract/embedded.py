@@ -12,13 +12,13 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tree_sitter import Parser, Range
+from tree_sitter import Parser, Query, QueryCursor, Range
 
 from indexing.chunking import LineSpan
 from indexing.extract.code import definitions, to_symbol
 from indexing.extract.code_chunks import code_chunks
 from indexing.extract.definition import Definition
-from indexing.extract.nodes import end_row
+from indexing.extract.nodes import MAX_DEF_DEPTH, end_row
 from indexing.extract.refs import extract_refs
 from indexing.grammars import get_language, parse
 from indexing.language_rules import language_rules
@@ -92,12 +92,10 @@ def _script_language(element: Node, src: SourceText) -> str | None:
 def fence_regions(root: Node, src: SourceText) -> list[Region]:
     """Fenced code blocks whose info string names a language with a grammar for code."""
     regions: list[Region] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type != "fenced_code_block":
-            stack.extend(reversed(node.named_children))
-            continue
+    cursor = QueryCursor(_fence_query())
+    cursor.set_max_start_depth(MAX_DEF_DEPTH)
+    fences = cursor.captures(root).get("fence", [])
+    for node in sorted(fences, key=lambda n: n.start_byte):
         info = next((c for c in node.named_children if c.type == "info_string"), None)
         word = next((c for c in info.named_children if c.type == "language"), None) \
             if info is not None else None
@@ -128,9 +126,17 @@ def _without_continuations(content: Node) -> tuple[Range, ...]:
 class _Parsers(threading.local):
     def __init__(self) -> None:
         self.by_lang: dict[str, Parser] = {}
+        self.fences: Query | None = None
 
 
 _parsers = _Parsers()
+
+
+def _fence_query() -> Query:
+    """This thread's query for Markdown code fences (a walk in C, not in Python)."""
+    if _parsers.fences is None:
+        _parsers.fences = Query(get_language("markdown"), "(fenced_code_block) @fence")
+    return _parsers.fences
 
 
 def region_extraction(

@@ -75,7 +75,7 @@ class SyntaxWindows:
         start = lo
         while start <= hi:
             reach = self._reach(start, hi, max_lines, max_chars)
-            end = next((e for e in range(reach, start - 1, -1) if inner.valid(start, e)), None)
+            end = inner.last_valid_end(start, reach)
             if end is None:
                 far = self._reach(start, hi, max_lines * _STRETCH, max_chars * _STRETCH)
                 end = next((e for e in range(reach + 1, far + 1) if inner.valid(start, e)), reach)
@@ -108,6 +108,19 @@ class _Boundaries:
             return False
         after = self.spanning(end)
         return after is None or after[0] <= start
+
+    def last_valid_end(self, start: int, reach: int) -> int | None:
+        """The last line up to `reach` where a window from `start` may end; None if none.
+        Jumps rather than tries every line: a window cannot reach past the node around its
+        start, and cannot end inside a node that begins after it, nor anywhere in that node."""
+        before = self.spanning(start - 1)
+        end = min(reach, before[1]) if before is not None else reach
+        while end >= start:
+            after = self.spanning(end)
+            if after is None or after[0] <= start:
+                return end
+            end = after[0] - 1
+        return None
 
     def spanning(self, row: int) -> tuple[int, int] | None:
         """The innermost node spanning the boundary after line `row`."""
