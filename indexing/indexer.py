@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import threading
 import time
-from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from concurrent.futures import Executor, Future
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexing.classify import is_generated, is_test_path
+from indexing.detect import Overrides, detect_language
 from indexing.discover import (
     SKIPS_META_KEY,
     DiscoveredFile,
@@ -30,19 +31,23 @@ from indexing.discover import (
     read_file,
 )
 from indexing.extract import extract, text_chunks
-from indexing.pool import parse_pool
+from indexing.pool import pool_context
 from indexing.records import Extraction
 from indexing.store import FileState, FileWrite, Store
 from indexing.store.texts import pack_text
 from indexing.text import decode
+from indexing.workers import Failed, Workers
+
+log = logging.getLogger(__name__)
 
 BATCH_FILES = 200
 LARGE_BATCH_FILES = 20  # a batch this big first checkpoints the WAL (`Store.batch`)
-#: Files a pool extracts ahead of the writer. `Executor.map` submits everything at once, so
-#: on a large tree the extracted files (symbols, chunks, refs) waited in memory for the writer.
-POOL_CHUNK = 8
+#: Files the workers extract ahead of the writer: handing out every file at once would keep a
+#: large tree's extracted files (symbols, chunks, refs) in memory, waiting for the writer.
 POOL_AHEAD = 2 * BATCH_FILES
 POOL_THRESHOLD = 64  # below this many files, a process pool costs more than it saves
+#: The `languages` setting the index was last read with (meta key).
+_LANGUAGES_KEY = "languages_setting"
 
 ProgressFn = Callable[[int, int], None]
 
@@ -58,18 +63,29 @@ class IndexSummary:
     skipped: int = 0
     skipped_by_reason: dict[str, int] = field(default_factory=dict)
     skipped_paths: list[tuple[str, str]] = field(default_factory=list)
-    # Files indexed as plain text because extracting their definitions failed (or took too
-    # long): searchable, but without definitions.
-    text_only: list[str] = field(default_factory=list)
     seconds: float = 0.0
     # Files whose chunks are new: the vector side embeds these first.
     written_paths: list[str] = field(default_factory=list)
     cancelled: bool = False
+    # Files with a grammar indexed as plain text, by why (a grammar that crashed or hung its
+    # worker, a parse past its CPU limit, an extraction that failed): searchable, but without
+    # definitions. Counted together as skip reason `text_only`.
+    fallbacks: dict[str, int] = field(default_factory=dict)
+    fallback_paths: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def text_only(self) -> list[str]:
+        """Files indexed as plain text because extracting their definitions failed."""
+        return [path for path, _reason in self.fallback_paths]
 
     def skip(self, path: str, reason: str) -> None:
         self.skipped += 1
         self.skipped_by_reason[reason] = self.skipped_by_reason.get(reason, 0) + 1
         self.skipped_paths.append((path, reason))
+
+    def fall_back(self, path: str, reason: str) -> None:
+        self.fallbacks[reason] = self.fallbacks.get(reason, 0) + 1
+        self.fallback_paths.append((path, reason))
 
     def absorb(self, part: IndexSummary) -> None:
         """Add another update's counts to this one (one log line for a batch of events)."""
@@ -83,14 +99,17 @@ class IndexSummary:
         for reason, count in part.skipped_by_reason.items():
             self.skipped_by_reason[reason] = self.skipped_by_reason.get(reason, 0) + count
         self.skipped_paths.extend(part.skipped_paths)
-        self.text_only.extend(part.text_only)
         self.seconds += part.seconds
         self.written_paths.extend(part.written_paths)
+        for path, reason in part.fallback_paths:
+            self.fall_back(path, reason)
 
     def describe(self) -> str:
+        fallbacks = "".join(f", {n} read as plain text ({why})"
+                            for why, n in sorted(self.fallbacks.items()))
         return (f"scanned {self.scanned}, new {self.new}, changed {self.changed}, "
                 f"unchanged {self.unchanged}, deleted {self.deleted}, renamed {self.renamed}, "
-                f"skipped {self.skipped} in {self.seconds:.2f}s")
+                f"skipped {self.skipped}{fallbacks} in {self.seconds:.2f}s")
 
     def skips_json(self) -> dict[str, object]:
         """What was left out, by reason (as `kebab status` and `kebab/status` show it)."""
@@ -108,7 +127,8 @@ class IndexSummary:
             "renamed": self.renamed,
             "skipped": self.skipped,
             "skipped_by_reason": dict(sorted(self.skipped_by_reason.items())),
-            "text_only": len(self.text_only),
+            "text_only": len(self.fallback_paths),
+            "read_as_text": dict(sorted(self.fallbacks.items())),
             "seconds": round(self.seconds, 3),
         }
 
@@ -123,16 +143,17 @@ class _Work:
     data: bytes
     digest: str
     is_new: bool
+    languages: Overrides = ()
 
 
 def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def extract_file(path: str, text: str) -> Extraction:
+def extract_file(path: str, text: str, languages: Overrides = ()) -> Extraction:
     """Grammar-backed extraction where a grammar exists, line windows everywhere else, so no
-    text file is unsearchable."""
-    found = extract(path, text)
+    text file is unsearchable. `languages` are the user's globs to a language."""
+    found = extract(path, text, languages)
     if found is not None:
         return found
     return Extraction(lang=_text_lang(path), symbols=[], chunks=text_chunks(text))
@@ -144,30 +165,43 @@ def _text_lang(path: str) -> str:
     return ext or "text"
 
 
-def build_writes(works: list[_Work]) -> list[FileWrite]:
-    return [build_write(w) for w in works]
+def text_write(work: _Work, reason: str) -> FileWrite:
+    """A file whose extraction failed in its worker, as plain text: made in the parent,
+    without its grammar."""
+    text = decode(work.data)
+    lang = detect_language(work.path, text[:256], work.languages) or _text_lang(work.path)
+    extraction = Extraction(lang=lang, chunks=text_chunks(text), fallback=reason)
+    return FileWrite(path=work.path, size=work.size, mtime_ns=work.mtime_ns, hash=work.digest,
+                     lang=lang, text=text, extraction=extraction,
+                     is_test=is_test_path(work.path),
+                     is_generated=is_generated(work.path, text[:600]))
 
 
-def _bounded_map(pool: Executor, work: Sequence[_Work]) -> Iterator[FileWrite]:
-    """`build_write` over `work` in the pool, in order, with at most `POOL_AHEAD` files
-    extracted ahead of the consumer."""
-    chunks = [list(work[i : i + POOL_CHUNK]) for i in range(0, len(work), POOL_CHUNK)]
-    ahead = max(1, POOL_AHEAD // POOL_CHUNK)
-    pending: deque[Future[list[FileWrite]]] = deque(
-        pool.submit(build_writes, c) for c in chunks[:ahead])
-    following = iter(chunks[ahead:])
-    while pending:
-        done = pending.popleft().result()
-        nxt = next(following, None)
-        if nxt is not None:
-            pending.append(pool.submit(build_writes, nxt))
-        yield from done
+def _work_size(work: _Work) -> int:
+    return work.size
+
+
+#: What a worker process runs on each file (`module:function`).
+WORKER_TARGET = "indexing.indexer:build_write"
+
+#: The one worker that extracts small plans (a save, a few events) out of the process, so
+#: that a grammar crash or hang costs that file only; started on first use.
+_small_plan_workers: Workers | None = None
+_small_plan_lock = threading.Lock()
+
+
+def _small_plans() -> Workers:
+    global _small_plan_workers
+    with _small_plan_lock:
+        if _small_plan_workers is None:
+            _small_plan_workers = Workers(1, pool_context(), WORKER_TARGET)
+        return _small_plan_workers
 
 
 def build_write(work: _Work) -> FileWrite:
     """Decode and extract one file; runs in a worker, so it touches no shared state."""
     text = decode(work.data)
-    extraction = extract_file(work.path, text)
+    extraction = extract_file(work.path, text, work.languages)
     return FileWrite(
         path=work.path,
         size=work.size,
@@ -191,11 +225,14 @@ class Indexer:
         store: Store,
         options: DiscoveryOptions | None = None,
         workers: int | None = None,
+        languages: Overrides = (),
     ) -> None:
         self.root = root.resolve()
         self.store = store
         self.options = options or DiscoveryOptions()
         self.workers = workers if workers is not None else max(1, (os.cpu_count() or 2))
+        self.languages = languages
+        self._plan_workers: Workers | None = None
 
     # -- full scan -------------------------------------------------------------------------
 
@@ -226,7 +263,11 @@ class Indexer:
         states = self.store.file_states()
         seen = {c.path for c in found.candidates}
         gone = {p: s for p, s in states.items() if p not in seen}
-        work = self._plan(found.candidates, states, gone, summary, reread)
+        languages = json.dumps(self.languages)
+        recorded = self.store.meta_value(_LANGUAGES_KEY)
+        # Another `languages` setting may read any file in another language: extract them all.
+        reextract = (recorded or "[]") != languages
+        work = self._plan(found.candidates, states, gone, summary, reread, reextract)
         for done, total in self._write_steps(work, summary):
             progress.append((done, total))
             summary.seconds = time.perf_counter() - started
@@ -237,6 +278,8 @@ class Indexer:
                     self.store.delete_file(path)
                     summary.deleted += 1
         self.store.set_meta(SKIPS_META_KEY, json.dumps(summary.skips_json()))
+        if recorded != languages:
+            self.store.set_meta(_LANGUAGES_KEY, languages)
         summary.seconds = time.perf_counter() - started
 
     def _plan(
@@ -246,7 +289,10 @@ class Indexer:
         gone: dict[str, FileState],
         summary: IndexSummary,
         reread: bool = False,
+        reextract: bool = False,
     ) -> list[_Work]:
+        """With `reread`, files whose size and time are unchanged are read again; with
+        `reextract`, every file is extracted again, even when its content is unchanged."""
         work: list[_Work] = []
         touched: list[tuple[str, int, int]] = []
         renames: list[tuple[str, str, int, int]] = []
@@ -255,7 +301,7 @@ class Indexer:
             gone_by_hash.setdefault(gone_state.hash, []).append(path)
         for cand in candidates:
             state = states.get(cand.path)
-            if (not reread and state and state.size == cand.size
+            if (not reread and not reextract and state and state.size == cand.size
                     and state.mtime_ns == cand.mtime_ns):
                 summary.unchanged += 1
                 continue
@@ -265,7 +311,7 @@ class Indexer:
                     gone[cand.path] = state
                 continue
             digest = content_hash(read.data)
-            if state and state.hash == digest:
+            if state and state.hash == digest and not reextract:
                 summary.unchanged += 1
                 if (state.size, state.mtime_ns) != (read.size, read.mtime_ns):
                     touched.append((cand.path, read.size, read.mtime_ns))
@@ -276,7 +322,8 @@ class Indexer:
                 renames.append((old, cand.path, read.size, read.mtime_ns))
                 continue
             work.append(
-                _Work(cand.path, read.size, read.mtime_ns, read.data, digest, state is None)
+                _Work(cand.path, read.size, read.mtime_ns, read.data, digest,
+                      state is None, self.languages)
             )
         if touched or renames:
             with self.store.batch():
@@ -307,18 +354,11 @@ class Indexer:
         yield 0, total
         if not work:
             return
-        pool: Executor | None = None
-        if total >= POOL_THRESHOLD and self.workers > 1:
-            pool = parse_pool(self.workers)
+        extracted: Generator[FileWrite, None, None] = self._extracted(work)
         try:
-            results: Iterable[FileWrite] = (
-                _bounded_map(pool, work) if pool else map(build_write, work)
-            )
             done = 0
             batch: list[tuple[_Work, FileWrite]] = []
-            for item, write in zip(work, results, strict=True):
-                if write.extraction.text_only:  # counted: definitions are missing from it
-                    summary.text_only.append(item.path)
+            for item, write in zip(work, extracted, strict=True):
                 batch.append((item, write))
                 if len(batch) >= BATCH_FILES:
                     done += self._commit(batch, summary)
@@ -328,14 +368,39 @@ class Indexer:
                 done += self._commit(batch, summary)
                 yield done, total
         finally:
-            if pool:
-                pool.shutdown(cancel_futures=True)
+            extracted.close()  # ends the workers still on a file
+            if self._plan_workers is not None:
+                self._plan_workers.close()
+                self._plan_workers = None
+
+    def _extracted(self, work: list[_Work]) -> Generator[FileWrite, None, None]:
+        """Each item extracted, in order: in this process with `workers` = 1, else in worker
+        processes (a pool of `workers` for a large plan, one shared worker for a small one)
+        where a grammar that crashes or hangs costs its own file only."""
+        if self.workers <= 1:
+            yield from map(build_write, work)
+            return
+        _small_plans().warm()  # ready for the saves that follow a scan
+        if len(work) >= POOL_THRESHOLD:
+            self._plan_workers = Workers(self.workers, pool_context(), WORKER_TARGET,
+                                         ahead=POOL_AHEAD)
+            workers = self._plan_workers
+        else:
+            workers = _small_plans()
+        for item, result in zip(work, workers.map(work, _work_size), strict=True):
+            if isinstance(result, Failed):
+                log.warning("%s: %s; indexing it as plain text", item.path, result.reason)
+                yield text_write(item, result.reason)
+            else:
+                yield result
 
     def _commit(self, batch: list[tuple[_Work, FileWrite]], summary: IndexSummary) -> int:
         with self.store.batch(large=len(batch) >= LARGE_BATCH_FILES):
             for item, write in batch:
                 self.store.write_file(write)
                 summary.written_paths.append(item.path)
+                if write.extraction.fallback:
+                    summary.fall_back(item.path, write.extraction.fallback)
                 if item.is_new:
                     summary.new += 1
                 else:
@@ -371,7 +436,7 @@ class Indexer:
                 summary.unchanged += 1
                 continue
             work.append(_Work(rel, read.size, read.mtime_ns, read.data, digest,
-                              state is None))
+                              state is None, self.languages))
         self._write(work, summary)
         if drops:
             with self.store.batch():

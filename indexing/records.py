@@ -160,6 +160,13 @@ class Extraction:
     lang: str
     symbols: list[Symbol] = field(default_factory=list)
     chunks: list[Chunk] = field(default_factory=list)
-    # The grammar failed (or took too long) on the file: it is indexed in plain line windows.
-    text_only: bool = False
     refs: list[Ref] = field(default_factory=list)
+    #: Why a file with a grammar was indexed as plain text, in its plain line windows
+    #: ("grammar crashed", "parse stalled", "parse timed out", "extraction failed"); empty
+    #: when it was not. Counted as skip reason `text_only` (`IndexSummary`).
+    fallback: str = ""
+
+    @property
+    def text_only(self) -> bool:
+        """The grammar failed (or took too long) on the file: definitions are missing."""
+        return bool(self.fallback)

@@ -24,7 +24,10 @@ from indexing.text import FTS_TOKENIZER
 
 # 9: `refs`: uses of names (imports, calls, identifiers, strings) with their enclosing
 #    definitions.
-SCHEMA_VERSION = 9
+# 10: grammars from tree-sitter-language-pack: 122 languages with their own `lang` names
+#    (`ruby`, not `rb`), definitions in 35, chunks cut along the syntax tree. (Numbered 7 on
+#    the `languages` branch, written alongside 7-9 above.)
+SCHEMA_VERSION = 10
 
 # Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
 # order of `chunks_fts`: names, parts, path, body).

@@ -42,7 +42,7 @@ class Spec:
 
     doc: str
     scope: Scope
-    kind: str  # "string", "path", "paths", "integer", "boolean", "choice"
+    kind: str  # "string", "path", "paths", "integer", "boolean", "choice", "languages"
     nullable: bool = False
     minimum: int | None = None
     maximum: int | None = None
@@ -61,6 +61,8 @@ class Spec:
             if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
                 return tuple(value), None
             return None, "must be a list of strings"
+        if self.kind == "languages":
+            return _language_globs(value)
         if self.kind == "boolean":
             return (value, None) if isinstance(value, bool) else (None, "must be true or false")
         if self.kind == "choice":
@@ -82,6 +84,32 @@ class Spec:
         return ""
 
 
+def _language_globs(value: Any) -> tuple[Any, str | None]:
+    """`{"*.inc": "php"}` (or, from the command line, `["*.inc=php"]`, or the pairs the model
+    keeps) as ((glob, canonical language), ...) in the order given: the first glob that
+    matches a file wins."""
+    from indexing.languages import canonical
+
+    if isinstance(value, Mapping):
+        pairs = list(value.items())
+    elif isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        pairs = [tuple(v.split("=", 1)) if "=" in v else (v, "") for v in value]
+    elif isinstance(value, list | tuple) and all(
+            isinstance(v, list | tuple) and len(v) == 2 for v in value):
+        pairs = [tuple(v) for v in value]
+    else:
+        return None, 'must map globs to languages, like {"*.inc": "php"}'
+    checked: list[tuple[str, str]] = []
+    for glob, name in pairs:
+        if not isinstance(glob, str) or not glob.strip() or not isinstance(name, str):
+            return None, 'must map globs to languages, like {"*.inc": "php"}'
+        lang = canonical(name)
+        if lang is None:
+            return None, f"names an unknown language {name!r} for {glob!r}"
+        checked.append((glob, lang))
+    return tuple(checked), None
+
+
 def _check_field(_inst: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     spec: Spec = attribute.metadata["spec"]
     _, problem = spec.check(value)
@@ -100,6 +128,9 @@ class Settings:
         default_doc="user cache"))
     exclude: tuple[str, ...] = setting((), Spec(
         "More gitignore-style patterns to skip.", Scope.INDEX, "paths"))
+    languages: tuple[tuple[str, str], ...] = setting((), Spec(
+        "Gitignore-style globs mapped to the language their files are in, "
+        'like {"*.inc": "php"}; the first that matches wins.', Scope.INDEX, "languages"))
     max_file_bytes: int = setting(DEFAULT_MAX_BYTES, Spec(
         "Larger files are skipped (and counted).", Scope.INDEX, "integer", minimum=1))
     include_secrets: bool = setting(False, Spec(
@@ -109,7 +140,9 @@ class Settings:
         "A fastembed-compatible model directory (model.onnx plus tokenizer files).",
         Scope.INDEX, "path", nullable=True, default_doc="bundled MiniLM"))
     workers: int | None = setting(None, Spec(
-        "Processes for parsing large plans.", Scope.RUNTIME, "integer", nullable=True,
+        "Processes that parse files; with 2 or more a save is parsed outside the server too, "
+        "so a grammar that crashes or hangs costs only its file.", Scope.RUNTIME, "integer",
+        nullable=True,
         minimum=1, maximum=64, default_doc="cores"))
     debounce_ms: int = setting(200, Spec(
         "Quiet time before a burst of file events is applied.", Scope.RUNTIME, "integer",
@@ -219,6 +252,8 @@ def default_text(name: str) -> str:
     value = getattr(defaults(), name)
     if isinstance(value, bool):
         return "true" if value else "false"
+    if spec.kind == "languages":
+        return "{}"
     if isinstance(value, tuple):
         return "[]"
     return str(value)
@@ -234,8 +269,8 @@ Flagger = Callable[[str, Spec], Sequence[str]]
 
 def add_arguments(parser: Any, names: Sequence[str]) -> None:
     """argparse flags for the named settings (`--max-file-bytes N`, `--embed/--no-embed`,
-    `--exclude PATTERN` repeated). Unset flags stay None, so `from_arguments` applies only what
-    the user typed over the environment's defaults."""
+    `--exclude PATTERN` and `--languages GLOB=LANG` repeated). Unset flags stay None, so
+    `from_arguments` applies only what the user typed over the environment's defaults."""
     import argparse
 
     for name in names:
@@ -248,6 +283,9 @@ def add_arguments(parser: Any, names: Sequence[str]) -> None:
         elif spec.kind == "paths":
             parser.add_argument(flag, dest=name, action="append", default=None,
                                 metavar="PATTERN", help=help_ + "; repeat for more")
+        elif spec.kind == "languages":
+            parser.add_argument(flag, dest=name, action="append", default=None,
+                                metavar="GLOB=LANG", help=help_ + "; repeat for more")
         elif spec.kind == "integer":
             parser.add_argument(flag, dest=name, type=int, default=None, metavar="N",
                                 help=help_)

@@ -31,13 +31,13 @@ if TYPE_CHECKING:
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
 MARK, UNMARK = "\x1b[1;31m", "\x1b[0m"
 #: Settings each command takes as flags (generated from the settings model).
-INDEX_FLAGS = ("index_dir", "exclude", "max_file_bytes", "include_secrets", "model_dir",
-               "workers", "embed", "embed_threads")
-SEARCH_FLAGS = ("index_dir", "exclude", "max_file_bytes", "include_secrets", "model_dir",
-                "embed_threads", "default_mode", "default_k", "rrf_k")
+INDEX_FLAGS = ("index_dir", "exclude", "languages", "max_file_bytes", "include_secrets",
+               "model_dir", "workers", "embed", "embed_threads")
+SEARCH_FLAGS = ("index_dir", "exclude", "languages", "max_file_bytes", "include_secrets",
+                "model_dir", "embed_threads", "default_mode", "default_k", "rrf_k")
 MCP_FLAGS = (*INDEX_FLAGS, "debounce_ms")
-EVAL_FLAGS = ("index_dir", "exclude", "max_file_bytes", "include_secrets", "model_dir", "workers",
-              "embed_threads", "rrf_k")
+EVAL_FLAGS = ("index_dir", "exclude", "languages", "max_file_bytes", "include_secrets",
+              "model_dir", "workers", "embed_threads", "rrf_k")
 
 
 class Progress:
@@ -173,8 +173,8 @@ def _print_summary(folder: Folder, s: IndexSummary, list_skipped: bool) -> None:
     if s.text_only:
         print(f"  indexed as plain text (extracting definitions failed): {len(s.text_only)}")
         if list_skipped:
-            for path in s.text_only:
-                print(f"    {'text_only':16} {path}")
+            for path, why in s.fallback_paths:
+                print(f"    {'text_only':16} {path} ({why})")
 
 
 def cmd_search(args: argparse.Namespace) -> int:

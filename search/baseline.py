@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from indexing.embed import Embedder, ModelSpec
-from indexing.languages import CODE_LANGUAGES
+from indexing.languages import code_languages
 from indexing.records import Symbol
 from indexing.store import Store, text_hash
 from indexing.text import identifier_parts, token_parts, tokens
@@ -123,7 +123,7 @@ class Baseline:
         by_path: dict[str, list[Symbol]] = {}
         for row in store.all_symbols():
             by_path.setdefault(row.path, []).append(row.symbol)
-        self.chunks = [c for f in store.file_texts() if f.lang in CODE_LANGUAGES
+        self.chunks = [c for f in store.file_texts() if f.lang in code_languages()
                        for c in chunk_file(f.path, f.text, by_path.get(f.path, []))]
         self.matrix = self._embed(store)
         self.fts = apsw.Connection(":memory:")

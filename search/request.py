@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from indexing.filters import Filters
+from indexing.languages import canonical
 from indexing.records import SymbolKind
 from indexing.settings import MAX_K, MODES, Scope, Settings, Spec, plain
 from search.query import glob_to_regex
@@ -35,7 +36,8 @@ PARAMS: dict[str, Spec] = {
                     Scope.SEARCH, "boolean"),
 }
 FILTERS: dict[str, Spec] = {
-    "lang": Spec("Only these languages.", Scope.SEARCH, "paths"),
+    "lang": Spec("Only these languages (a name or an alias: python, py, js, c#, sh, ...; "
+                 "for a file no grammar reads, its extension).", Scope.SEARCH, "paths"),
     "kind": Spec("Only definitions of these kinds.", Scope.SEARCH, "paths", choices=KINDS),
     "path_glob": Spec("Only paths matching this glob.", Scope.SEARCH, "string"),
 }
@@ -130,7 +132,8 @@ def build(query: str, settings: Settings, mode: str | None = None, k: int | None
     return SearchRequest(
         query=query, mode=mode or settings.default_mode, k=k or settings.default_k,
         explain=explain, intent=intent or "auto", group=group,
-        filters=Filters(langs=tuple(langs), kinds=tuple(kinds), path_glob=path_glob))
+        filters=Filters(langs=tuple(canonical(lang) or lang.lower() for lang in langs),
+                        kinds=tuple(kinds), path_glob=path_glob))
 
 
 def add_arguments(parser: Any) -> None:

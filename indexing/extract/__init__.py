@@ -44,29 +44,41 @@ from __future__ import annotations
 import logging
 
 from indexing.chunking import text_chunks as text_chunks
+from indexing.detect import Overrides, detect_language
 from indexing.extract.code import extract_code
 from indexing.extract.markdown import extract_markdown
-from indexing.languages import ParseTimeout, language_for_path, language_rules
+from indexing.extract.rst import extract_rst
+from indexing.grammars import ParseTimeout
+from indexing.language_rules import language_rules
 from indexing.positions import SourceText
 from indexing.records import Extraction
 
 log = logging.getLogger(__name__)
 
 
-def extract(path: str, text: str) -> Extraction | None:
+#: How much of a file's start `detect_language` may read (its shebang line).
+_HEAD_CHARS = 256
+
+
+def extract(path: str, text: str, languages: Overrides = ()) -> Extraction | None:
     """Symbols and chunks for `path`, or None when no grammar applies (use `text_chunks`).
+    `languages` are the user's globs to a language (`indexing.detect`).
 
     Never raises: on an unexpected failure the file still gets plain line-window chunks, so
     one odd file cannot stop indexing or become unsearchable."""
-    lang = language_for_path(path)
+    lang = detect_language(path, text[:_HEAD_CHARS], languages)
     if lang is None:
         return None
     try:
-        if language_rules(lang).extractor == "markdown":
+        extractor = language_rules(lang).extractor
+        if extractor == "markdown":
             return extract_markdown(SourceText(text))
+        if extractor == "rst":
+            return extract_rst(SourceText(text))
         return extract_code(lang, SourceText(text))
     except ParseTimeout as exc:
         log.warning("%s: %s; indexing it as plain text", path, exc)
+        return Extraction(lang=lang, chunks=text_chunks(text), fallback="parse timed out")
     except Exception:
         log.warning("extraction failed for %s; indexing it as plain text", path, exc_info=True)
-    return Extraction(lang=lang, chunks=text_chunks(text), text_only=True)
+        return Extraction(lang=lang, chunks=text_chunks(text), fallback="extraction failed")

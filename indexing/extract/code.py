@@ -9,20 +9,37 @@ from tree_sitter import QueryCursor
 
 from indexing.extract.code_chunks import code_chunks
 from indexing.extract.definition import CONTAINER_KINDS, TYPE_KINDS, Definition
-from indexing.extract.docs import comment_doc, lead, python_doc
+from indexing.extract.docs import (
+    attribute_doc,
+    child_doc,
+    comment_doc,
+    is_comment,
+    lead,
+    python_doc,
+    stray_comments,
+)
 from indexing.extract.nodes import MAX_DEF_DEPTH, MAX_SIGNATURE_CHARS, cap, collapse
 from indexing.extract.refs import extract_refs
-from indexing.languages import LanguageRules, get_query, language_rules, parse
+from indexing.grammars import get_query, parse
+from indexing.language_rules import LanguageRules, has_definitions, language_rules
 from indexing.positions import SourceText
-from indexing.records import Extraction, Symbol, SymbolKind
+from indexing.records import Extraction, Span, Symbol, SymbolKind
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 K = SymbolKind
-_KIND_ALIASES = {"macro": K.FUNCTION, "type": K.TYPE_PARAMETER}
+#: Kind names patterns may use beyond `SymbolKind`'s: `extension` is a Swift-style block that
+#: adds to a type named elsewhere (an `object` named `extension T`, like Rust's `impl T`).
+_KIND_ALIASES = {"macro": K.FUNCTION, "type": K.TYPE_PARAMETER, "extension": K.OBJECT}
 #: When two patterns name the same identifier, the more specific kind wins.
-_KIND_RANK = {"constructor": 4, "method": 3, "function": 2, "constant": 1}
+#: A value bound to a function or a type (`const f = () => ...`, Zig's `const P = struct {}`)
+#: is that function or type.
+_KIND_RANK = {
+    "constructor": 4, "method": 3, "function": 2, "macro": 2,
+    "class": 2, "struct": 2, "enum": 2, "interface": 2, "object": 2, "module": 2,
+    "namespace": 2, "constant": 1,
+}
 
 _C_DECLARATION_TYPES = frozenset(
     {"function_definition", "declaration", "field_declaration", "type_definition"}
@@ -37,6 +54,10 @@ _SPEC_PARENTS: dict[str, tuple[str, ...]] = {
     "const_spec": ("const_declaration",),
     "var_spec": ("var_declaration",),
     "variable_declarator": ("lexical_declaration", "variable_declaration"),
+    "let_binding": ("value_definition",),
+    "type_binding": ("type_definition",),
+    "module_binding": ("module_definition",),
+    "class_binding": ("class_definition",),
 }
 
 
@@ -44,21 +65,41 @@ def extract_code(lang: str, src: SourceText) -> Extraction:
     rules = language_rules(lang)
     tree = parse(lang, src.data)
     root = tree.root_node
-    defs = [d for d in (_resolve(rules, src, *hit) for hit in _best_hits(lang, root)) if d]
+    defs = definitions(lang, src, root)
+    symbols = [to_symbol(src, rules, d) for d in defs]
+    refs = extract_refs(src, root, defs, tree.language)
+    if rules.embedded == "none":
+        return Extraction(lang=lang, symbols=symbols, chunks=code_chunks(src, defs, root),
+                          refs=refs)
+    from indexing.extract.embedded import script_regions, with_regions
+
+    return with_regions(lang, src, root, script_regions(root, src), symbols, defs, refs)
+
+
+def definitions(lang: str, src: SourceText, root: Node) -> list[Definition]:
+    """The definitions `lang`'s patterns find under `root`, resolved and linked, in position
+    order. `root` may be a tree parsed over part of the file (a `<script>` block)."""
+    rules = language_rules(lang)
+    defs: list[Definition] = []
+    if has_definitions(lang):
+        hits = _best_hits(lang, root)
+        defs = [d for d in (_resolve(rules, src, *hit) for hit in hits) if d]
     defs.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte, d.name_node.start_byte))
-    _link(defs, _root_scope(rules, src, root), rules)
-    symbols = [_to_symbol(src, d) for d in defs]
-    chunks = code_chunks(src, defs)
-    return Extraction(lang=lang, symbols=symbols, chunks=chunks,
-                      refs=extract_refs(src, root, defs, tree.language))
+    if rules.merge_clauses:
+        defs = _merge_clauses(defs)
+    _link(defs, _package_scopes(rules, src, root), rules)
+    return defs
 
 
-def _best_hits(lang: str, root: Node) -> list[tuple[str, Node, Node]]:
-    """(kind, definition node, name node) with one hit per name node: ours beat the wheel's
-    tags.scm, then the more specific kind, then the earlier pattern."""
-    dq = get_query(lang)
-    best: dict[tuple[int, int], tuple[tuple[bool, int, int], str, Node, Node]] = {}
-    cursor = QueryCursor(dq.query)
+Hit = tuple[str, "Node", "Node", list["Node"]]
+
+
+def _best_hits(lang: str, root: Node) -> list[Hit]:
+    """(kind, definition node, name node, scope nodes) with one hit per name node: the more
+    specific kind wins, then the earlier pattern. `@scope` captures name the scope written
+    in the definition itself (Lua's `M` in `function M.f`, Terraform's resource type)."""
+    best: dict[tuple[int, int], tuple[tuple[int, int], Hit]] = {}
+    cursor = QueryCursor(get_query(lang))
     cursor.set_max_start_depth(MAX_DEF_DEPTH)
     for index, captures in cursor.matches(root):
         def_key = next((k for k in captures if k.startswith("definition.")), None)
@@ -66,13 +107,14 @@ def _best_hits(lang: str, root: Node) -> list[tuple[str, Node, Node]]:
         if def_key is None or not names or not captures[def_key]:
             continue
         kind = def_key.removeprefix("definition.")
-        score = (index >= dq.base_count, _KIND_RANK.get(kind, 0), -index)
+        score = (_KIND_RANK.get(kind, 0), -index)
+        scopes = sorted(captures.get("scope", []), key=lambda n: n.start_byte)
         for raw_name in names:
             name_node = _innermost_name(raw_name)
             key = (name_node.start_byte, name_node.end_byte)
             if key not in best or score > best[key][0]:
-                best[key] = (score, kind, captures[def_key][0], name_node)
-    return [(kind, node, name) for _, kind, node, name in best.values()]
+                best[key] = (score, (kind, captures[def_key][0], name_node, scopes))
+    return [hit for _, hit in best.values()]
 
 
 def _innermost_name(node: Node) -> Node:
@@ -86,24 +128,77 @@ def _innermost_name(node: Node) -> Node:
 
 
 def _resolve(
-    rules: LanguageRules, src: SourceText, kind_name: str, node: Node, name_node: Node
+    rules: LanguageRules, src: SourceText, kind_name: str, node: Node, name_node: Node,
+    scopes: list[Node],
 ) -> Definition | None:
     range_node = _range_node(node, name_node)
     if range_node is None:
         return None
     kind = _to_kind(kind_name)
-    d = Definition(range_node, name_node, kind, cap(collapse(src.node_text(name_node))))
+    d = Definition(range_node, name_node, kind, _name_text(src, name_node))
     if range_node.type == "impl_item":
         _name_impl(src, d)
-    d.scope_parts = _scope_parts(rules, src, range_node, name_node)
-    top, comments = lead(range_node)
+    elif kind_name == "extension":
+        _name_extension(src, d)
+    d.scope_parts = _scope_parts(rules, src, range_node, name_node, scopes)
+    if rules.body_sibling is not None:
+        body = range_node.next_named_sibling
+        if body is not None and body.type == rules.body_sibling:
+            d.end_node = body
+    top, comments = lead(range_node, rules)
     d.lead_row, d.lead_col = src.point(top.start_point)
     d.lead_byte = top.start_byte
-    if rules.doc == "docstring":
-        d.doc = python_doc(src, range_node)
-    else:
-        d.doc = comment_doc(src, rules.doc_comment, comments)
+    d.doc = _doc(rules, src, range_node, top, comments)
     return d
+
+
+def _content_end(src: SourceText, node: Node, rules: LanguageRules) -> Node | None:
+    """Where a definition's own text ends when the grammar lets its node run on over comments
+    that belong to what follows (Scala's indented bodies take the comments, at the
+    definition's own indentation or less, up to the next member); None when it ends at its
+    node's end. Only comments that nothing but whitespace follows inside the node count.
+    This trims the symbol's range; its chunk follows the tree, comments and all."""
+    column = node.start_point.column
+    end: Node | None = None
+    current = node
+    while current.named_child_count:
+        children = current.named_children
+        last = children[-1]
+        if src.data[last.end_byte : current.end_byte].strip():
+            break  # a closing token follows: the node ends where it should
+        while children and is_comment(children[-1], rules):
+            if children[-1].start_point.column > column:
+                return end
+            children.pop()
+        if not children:
+            break
+        if len(children) < current.named_child_count:
+            end = children[-1]
+        current = children[-1]
+    return end
+
+
+def _doc(
+    rules: LanguageRules, src: SourceText, node: Node, top: Node, comments: list[Node]
+) -> str:
+    if rules.doc == "docstring":
+        return python_doc(src, node)
+    if rules.doc == "attributes":
+        return attribute_doc(src, node)
+    if rules.doc == "child":
+        return child_doc(src, rules, node)
+    return comment_doc(src, rules, comments or stray_comments(top, rules))
+
+
+def _name_text(src: SourceText, node: Node) -> str:
+    """A name as people write it elsewhere: Ruby's `attr_reader :items` defines `items`, a
+    Zig `test "parses"` is `parses`."""
+    text = cap(collapse(src.node_text(node)))
+    if node.type == "simple_symbol":
+        return text[1:]
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text
 
 
 def _to_kind(name: str) -> SymbolKind:
@@ -166,11 +261,28 @@ def _name_impl(src: SourceText, d: Definition) -> None:
     d.impl_type = _base_type_name(src, type_node)
 
 
+#: Type nodes around the name of the type they are about: generics, pointers, references.
+_TYPE_WRAPPERS = frozenset({
+    "generic_type", "reference_type", "pointer_type", "template_type", "user_type",
+    "receiver_type", "nullable_type", "string_lit",
+})
+
+
+def _name_extension(src: SourceText, d: Definition) -> None:
+    """`extension Circle: Drawable`: the block's name (the heading up to its body, as written),
+    and the bare type its members hang on."""
+    body = d.node.child_by_field_name("body")
+    end = body.start_byte if body is not None else d.name_node.end_byte
+    heading = collapse(src.slice(d.name_node.start_byte, end))
+    d.name = cap(f"extension {heading}")
+    d.impl_type = _base_type_name(src, d.name_node)
+
+
 def _base_type_name(src: SourceText, node: Node) -> str:
     """`&mut Vec<T>` -> `Vec`, `*T[K]` -> `T`: the named type without generics or pointers."""
     current = node
     for _ in range(16):
-        if current.type not in ("generic_type", "reference_type", "pointer_type", "template_type"):
+        if current.type not in _TYPE_WRAPPERS:
             break
         inner = current.child_by_field_name("type") or current.child_by_field_name("name")
         if inner is None and current.named_child_count:
@@ -182,14 +294,17 @@ def _base_type_name(src: SourceText, node: Node) -> str:
 
 
 def _scope_parts(
-    rules: LanguageRules, src: SourceText, node: Node, name_node: Node
+    rules: LanguageRules, src: SourceText, node: Node, name_node: Node, scopes: list[Node]
 ) -> list[str]:
-    """Scopes written in the definition itself: C++ `K::m`, Go method receivers."""
+    """Scopes written in the definition itself: C++ `K::m`, Go method receivers, and what
+    patterns capture as `@scope`."""
     if node.type in rules.receiver_nodes:
         receiver = node.child_by_field_name("receiver")
         param = receiver.named_children[0] if receiver and receiver.named_child_count else None
         type_node = param.child_by_field_name("type") if param else None
         return [_base_type_name(src, type_node)] if type_node else []
+    if scopes:
+        return [_base_type_name(src, scope) for scope in scopes]
     parts: list[str] = []
     parent = name_node.parent
     while parent is not None and parent.type == "qualified_identifier":
@@ -200,26 +315,70 @@ def _scope_parts(
     return parts
 
 
-def _root_scope(rules: LanguageRules, src: SourceText, root: Node) -> str:
-    """The package that qualifies every name, for languages that say so (Go)."""
+def _package_scopes(rules: LanguageRules, src: SourceText, root: Node) -> list[tuple[int, str]]:
+    """(start byte, package) of each top-level package statement, for languages whose
+    packages qualify the definitions after them (Go's one `package`, Perl's and PHP's any
+    number); `::` and `\\` separators become ".", like every qualified name."""
     if rules.package_node is None:
-        return ""
+        return []
+    found: list[tuple[int, str]] = []
     for child in root.named_children:
         if child.type == rules.package_node and child.named_child_count:
-            return src.node_text(child.named_children[0]).strip()
-    return ""
+            name = src.node_text(child.named_children[0]).strip()
+            found.append((child.start_byte, name.replace("::", ".").replace("\\", ".")))
+    return found
 
 
-def _link(defs: list[Definition], root_scope: str, rules: LanguageRules) -> None:
+def _package_at(packages: list[tuple[int, str]], byte: int) -> str:
+    current = ""
+    for start, name in packages:
+        if start >= byte:
+            break
+        current = name
+    return current
+
+
+def _merge_clauses(defs: list[Definition]) -> list[Definition]:
+    """Adjacent definitions of one name and kind under one parent are clauses of one
+    definition: the first stands for all, its range running to the end of the last."""
+    kept: list[Definition] = []
+    for d in defs:
+        last = kept[-1] if kept else None
+        if (last is not None and last.name == d.name and last.kind == d.kind
+                and last.node.parent == d.node.parent
+                and last.last_node.end_byte <= d.node.start_byte
+                and _adjacent(last.last_node, d.node)):
+            last.end_node = d.last_node
+            continue
+        kept.append(d)
+    return kept
+
+
+def _adjacent(first: Node, second: Node) -> bool:
+    """Nothing but comments stands between two sibling nodes."""
+    between = first.next_named_sibling
+    while between is not None and between != second:
+        if not between.type.endswith("comment"):
+            return False
+        between = between.next_named_sibling
+    return between == second
+
+
+def _link(defs: list[Definition], packages: list[tuple[int, str]], rules: LanguageRules) -> None:
     """Parents, final kinds, containers and qualified names, in one pass over the
     definitions in position order."""
     stack: list[Definition] = []
     for d in defs:
-        while stack and not _encloses(stack[-1].node, d.node):
+        while stack and not _encloses(stack[-1], d):
             stack.pop()
         d.parent = stack[-1] if stack else None
         _refine_kind(d, rules)
-        scope = d.parent.child_scope if d.parent else root_scope
+        if d.parent is not None:
+            scope = d.parent.child_scope
+        elif d.node.type == rules.package_node:
+            scope = ""  # a package is named in full, not inside the one before it
+        else:
+            scope = _package_at(packages, d.node.start_byte)
         parts = [p for p in (scope, *d.scope_parts) if p]
         d.qualified = ".".join([*parts, d.name])
         d.child_scope = ".".join([*parts, d.impl_type or d.name]).replace("::", ".")
@@ -227,9 +386,10 @@ def _link(defs: list[Definition], root_scope: str, rules: LanguageRules) -> None
             stack.append(d)
 
 
-def _encloses(outer: Node, inner: Node) -> bool:
-    same = outer.start_byte == inner.start_byte and outer.end_byte == inner.end_byte
-    return not same and outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
+def _encloses(outer: Definition, inner: Definition) -> bool:
+    start, end = outer.node.start_byte, outer.last_node.end_byte
+    same = start == inner.node.start_byte and end == inner.last_node.end_byte
+    return not same and start <= inner.node.start_byte and inner.last_node.end_byte <= end
 
 
 def _refine_kind(d: Definition, rules: LanguageRules) -> None:
@@ -247,13 +407,14 @@ def _container(d: Definition) -> str | None:
     return d.parent.name if d.parent else None
 
 
-def _to_symbol(src: SourceText, d: Definition) -> Symbol:
+def to_symbol(src: SourceText, rules: LanguageRules, d: Definition) -> Symbol:
+    last = d.end_node or _content_end(src, d.node, rules) or d.node
     return Symbol(
         name=d.name,
         kind=d.kind,
         container=_container(d),
         qualified_name=d.qualified,
-        range=src.span(d.node),
+        range=Span(*src.point(d.node.start_point), *src.point(last.end_point)),
         selection=src.span(d.name_node),
         signature=_signature(src, d.node, d.name_node),
         doc=d.doc,

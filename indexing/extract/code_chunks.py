@@ -1,5 +1,6 @@
 """Resolved definitions to chunks: one per definition that owns one, windows over long ones
-(only the lines outside chunked children), and windows over the code between them.
+(only the lines outside chunked children), and windows over the code between them. Windows
+follow the syntax tree (`syntax_windows`), so none cuts a construct.
 
 A line longer than `MAX_DEF_CHARS` that holds whole definitions (minified code) is not cut
 into lines but into text: each definition's own text, and the code between them on that line,
@@ -7,18 +8,24 @@ each as pieces that record the column they start at."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from indexing.chunking import (
     MAX_DEF_CHARS,
-    definition_windows,
+    LineSpan,
     gaps,
     pieces,
     too_long,
     window_chunks,
 )
 from indexing.extract.definition import VALUE_KINDS, Definition
+from indexing.extract.syntax_windows import SyntaxWindows
 from indexing.positions import SourceText
 from indexing.records import Chunk, ChunkKind
 from indexing.text import has_word
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 
 def _owns_chunk(d: Definition) -> bool:
@@ -27,7 +34,12 @@ def _owns_chunk(d: Definition) -> bool:
     return d.parent is None or d.lead_row != d.end_row
 
 
-def code_chunks(src: SourceText, defs: list[Definition]) -> list[Chunk]:
+def code_chunks(
+    src: SourceText, defs: list[Definition], root: Node, span: LineSpan | None = None,
+    reserved: list[LineSpan] | tuple[LineSpan, ...] = (),
+) -> list[Chunk]:
+    """Chunks of the lines in `span` (the whole file by default), but for the `reserved`
+    spans, which other chunks cover (embedded code)."""
     owners = sorted(
         (i for i, d in enumerate(defs) if _owns_chunk(d)),
         key=lambda i: (defs[i].lead_row, -defs[i].end_row, i),
@@ -42,11 +54,12 @@ def code_chunks(src: SourceText, defs: list[Definition]) -> list[Chunk]:
         (children[stack[-1]] if stack else roots).append((d.lead_row, d.end_row))
         stack.append(i)
     chunks: list[Chunk] = []
+    syntax = SyntaxWindows(src.lines, root)
     for i in owners:
-        chunks.extend(_definition_chunks(src, defs[i], i, children[i]))
-    last = len(src.lines) - 1
-    for run in gaps(0, last, roots):
-        chunks.extend(window_chunks(src.lines, run, ChunkKind.CODE))
+        chunks.extend(_definition_chunks(src, syntax, defs[i], i, children[i]))
+    lo, hi = span if span is not None else (0, len(src.lines) - 1)
+    for run in gaps(lo, hi, [*roots, *reserved]):
+        chunks.extend(syntax.chunks(run, ChunkKind.CODE))
     chunks.extend(_between_on_long_lines(src, [defs[i] for i in owners]))
     chunks.sort(key=lambda c: (c.start_line, -c.end_line, -1 if c.symbol is None else c.symbol))
     return _drop_repeats(chunks)
@@ -95,7 +108,8 @@ def _drop_repeats(chunks: list[Chunk]) -> list[Chunk]:
 
 
 def _definition_chunks(
-    src: SourceText, d: Definition, index: int, inner: list[tuple[int, int]]
+    src: SourceText, syntax: SyntaxWindows, d: Definition, index: int,
+    inner: list[tuple[int, int]],
 ) -> list[Chunk]:
     lines = src.lines
     span = (d.lead_row, d.end_row)
@@ -107,9 +121,7 @@ def _definition_chunks(
                 for col, piece in pieces(text, d.lead_col)]
     if not too_long(lines, *span):
         return window_chunks(lines, span, kind, index, d.qualified, max_lines=span[1] - span[0] + 1)
-    if not inner:
-        return definition_windows(lines, span, index, d.qualified, kind)
     chunks: list[Chunk] = []
     for run in gaps(*span, inner):
-        chunks.extend(definition_windows(lines, run, index, d.qualified, kind))
+        chunks.extend(syntax.chunks(run, kind, index, d.qualified, definition=True))
     return chunks

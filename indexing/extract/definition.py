@@ -41,7 +41,14 @@ class Definition:
     parent: Definition | None = None
     qualified: str = ""
     child_scope: str = ""
+    #: Where the definition ends when its node does not (a body the grammar puts beside it,
+    #: later clauses of the same function).
+    end_node: Node | None = None
+
+    @property
+    def last_node(self) -> Node:
+        return self.end_node or self.node
 
     @property
     def end_row(self) -> int:
-        return end_row(self.node)
+        return end_row(self.last_node)

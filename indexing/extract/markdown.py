@@ -1,78 +1,69 @@
-"""Markdown: headings are symbols (qualified by their heading path), sections are chunks."""
+"""Markdown headings (ATX and setext) for the outline; headings inside quotes and list items
+are content, not the document's outline."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tree_sitter import QueryCursor
 
-from indexing.chunking import clean_line, definition_windows, window_chunks
-from indexing.extract.nodes import (
-    MAX_DEF_DEPTH,
-    MAX_DOC_CHARS,
-    MAX_SIGNATURE_CHARS,
-    cap,
-    collapse,
-    end_row,
-)
-from indexing.languages import get_query, parse
+from indexing.chunking import text_chunks
+from indexing.extract.embedded import fence_regions
+from indexing.extract.nodes import MAX_DEF_DEPTH, MAX_DOC_CHARS, cap, collapse
+from indexing.extract.outline import Heading, outline
+from indexing.grammars import get_query, parse
 from indexing.positions import SourceText
-from indexing.records import Chunk, ChunkKind, Extraction, Span, Symbol, SymbolKind
+from indexing.records import Extraction
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 _ATX_CLOSING = re.compile(r"(^|\s+)#+\s*$")
+#: What opens block containers at a line's start: quote markers, list markers, indentation.
+_CONTAINER_PREFIX = re.compile(r"[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+[ \t>]*)*")
+_LIST_MARKER = re.compile(r"(?:[-+*]|\d{1,9}[.)])[ \t]")
+#: Block containers (quotes, list items) nested about 256 deep crash the Markdown grammar's
+#: scanner (tree-sitter-language-pack 0.13: a segfault at 300 nested quotes or list items).
+#: A file whose lines open more than this many, by a generous count, is read as plain text.
+MAX_CONTAINER_DEPTH = 192
 
 
-@dataclass
-class _Heading:
-    node: Node
-    level: int
-    name: str
-    path: list[str]
-    end_row: int = -1
+def container_depth(line: str) -> int:
+    """About how deep `line` nests block containers: its quote and list markers, and its
+    indentation in pairs of columns (a nested list item is indented under its parent)."""
+    prefix = _CONTAINER_PREFIX.match(line)
+    if prefix is None:
+        return 0
+    text = prefix.group()
+    indent = text[: len(text) - len(text.lstrip(" \t"))]
+    return (text.count(">") + len(_LIST_MARKER.findall(text))
+            + (indent.count(" ") + 4 * indent.count("\t")) // 2)
 
 
 def extract_markdown(src: SourceText) -> Extraction:
+    if any(container_depth(line) > MAX_CONTAINER_DEPTH for line in src.lines):
+        return Extraction(lang="markdown", chunks=text_chunks(src.text),
+                          fallback="nested too deep")
     tree = parse("markdown", src.data)
-    headings = _headings(src, tree.root_node)
-    last = len(src.lines) - 1
-    _section_ends(headings, last)
-    symbols = [_heading_symbol(src, h) for h in headings]
-    chunks: list[Chunk] = []
-    first_row = headings[0].node.start_point.row if headings else last + 1
-    if first_row > 0:
-        chunks.extend(window_chunks(src.lines, (0, first_row - 1), ChunkKind.SECTION))
-    for i, h in enumerate(headings):
-        start = h.node.start_point.row
-        end = headings[i + 1].node.start_point.row - 1 if i + 1 < len(headings) else last
-        context = symbols[i].qualified_name
-        chunks.extend(definition_windows(src.lines, (start, end), i, context, ChunkKind.SECTION))
-    return Extraction(lang="markdown", symbols=symbols, chunks=chunks)
+    root = tree.root_node
+    return outline(src, "markdown", root, _headings(src, root), fence_regions(root, src))
 
 
-def _headings(src: SourceText, root: Node) -> list[_Heading]:
-    cursor = QueryCursor(get_query("markdown").query)
+def _headings(src: SourceText, root: Node) -> list[Heading]:
+    cursor = QueryCursor(get_query("markdown"))
     cursor.set_max_start_depth(MAX_DEF_DEPTH)
     found = cursor.captures(root).get("heading", [])
-    headings: list[_Heading] = []
-    stack: list[_Heading] = []
+    headings: list[Heading] = []
     for node in sorted(found, key=lambda n: n.start_byte):
         if _quoted(node):
             continue
         name = _heading_name(src, node)
-        if not name:
+        content = node.child_by_field_name("heading_content")
+        if not name or content is None:
             continue
-        level = _heading_level(node)
-        while stack and stack[-1].level >= level:
-            stack.pop()
-        parent_path = stack[-1].path if stack else []
-        heading = _Heading(node, level, name, [*parent_path, name])
-        headings.append(heading)
-        stack.append(heading)
+        headings.append(Heading(node, _heading_level(node), name, _heading_text_node(content),
+                                _first_paragraph(src, node)))
     return headings
 
 
@@ -103,38 +94,6 @@ def _heading_name(src: SourceText, node: Node) -> str:
     if node.type == "atx_heading":
         text = _ATX_CLOSING.sub("", text)
     return cap(collapse(text))
-
-
-def _section_ends(headings: list[_Heading], last: int) -> None:
-    """Each heading's section ends before the next heading of the same or a higher level."""
-    open_: list[_Heading] = []
-    for h in headings:
-        row = h.node.start_point.row
-        while open_ and open_[-1].level >= h.level:
-            open_.pop().end_row = row - 1
-        open_.append(h)
-    for h in open_:
-        h.end_row = last
-
-
-def _heading_symbol(src: SourceText, h: _Heading) -> Symbol:
-    node = h.node
-    content = node.child_by_field_name("heading_content")
-    last_row = h.end_row
-    while last_row > end_row(node) and not src.lines[last_row].strip():
-        last_row -= 1
-    last_row = max(last_row, end_row(node))
-    start = src.point(node.start_point)
-    return Symbol(
-        name=h.name,
-        kind=SymbolKind.STRING,
-        container=" > ".join(h.path[:-1]) or None,
-        qualified_name=" > ".join(h.path),
-        range=Span(*start, last_row, src.line_utf16_len(last_row)),
-        selection=src.span(_heading_text_node(content) if content is not None else node),
-        signature=clean_line(src.lines[node.start_point.row]).strip()[:MAX_SIGNATURE_CHARS],
-        doc=_first_paragraph(src, node),
-    )
 
 
 def _heading_text_node(content: Node) -> Node:

@@ -266,11 +266,19 @@ def _refs(src: SourceText, root: Node, defs: Sequence[Definition],
     return refs
 
 
+_STATEMENT_BLOCKS = frozenset({"block", "module"})
+
+
 def _statement(node: Node) -> bool:
-    """A string that is a statement of its own: a docstring, prose rather than a use."""
+    """A string that is a statement of its own: a docstring, prose rather than a use. Python's
+    grammar in the language pack puts it straight in the block (or module), without an
+    `expression_statement` around it."""
     parent = node.parent
-    return (parent is not None and parent.type == "expression_statement"
-            and parent.named_child_count == 1)
+    if parent is None:
+        return False
+    if parent.type in _STATEMENT_BLOCKS:
+        return True
+    return parent.type == "expression_statement" and parent.named_child_count == 1
 
 
 def _union(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:

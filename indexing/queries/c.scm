@@ -1,6 +1,5 @@
-; Supplements tree-sitter-c's tags.scm, which reports a function by its declarator and calls
-; structs "class" and enums "type". Specifiers without a body are uses, not definitions; the
-; extractor drops those that tags.scm reports.
+; C definitions: functions (defined or declared), structs, unions, enums, typedefs and
+; macros. A specifier without a body is a use, not a definition, so those patterns ask for one.
 
 (function_definition
   declarator: (function_declarator declarator: (identifier) @name)) @definition.function
@@ -39,3 +38,9 @@
 
 (preproc_function_def
   name: (identifier) @name) @definition.function
+
+; Prototypes, and any function declarator the patterns above did not cover (they come first:
+; when two patterns give a name the same kind, the earlier one wins). The extractor widens the
+; declarator to its declaration and drops parameters and locals.
+(function_declarator
+  declarator: (identifier) @name) @definition.function

@@ -1,4 +1,11 @@
-; Supplements tree-sitter-go's tags.scm, which reports every type as a bare "type".
+; Go definitions: functions, methods (the extractor hangs them on their receiver's type, see
+; go.toml), types by what they are, and package-level constants and variables.
+
+(function_declaration
+  name: (identifier) @name) @definition.function
+
+(method_declaration
+  name: (field_identifier) @name) @definition.method
 
 (type_spec
   name: (type_identifier) @name
@@ -7,6 +14,10 @@
 (type_spec
   name: (type_identifier) @name
   type: (interface_type)) @definition.interface
+
+; Any other named type; after the two above, which win for the same name.
+(type_spec
+  name: (type_identifier) @name) @definition.type
 
 (type_alias
   name: (type_identifier) @name) @definition.type_parameter

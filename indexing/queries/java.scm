@@ -1,4 +1,10 @@
-; Supplements tree-sitter-java's tags.scm (classes, interfaces and methods only).
+; Java definitions: types of every sort, methods, constructors, fields and enum constants.
+
+(class_declaration
+  name: (identifier) @name) @definition.class
+
+(interface_declaration
+  name: (identifier) @name) @definition.interface
 
 (enum_declaration
   name: (identifier) @name) @definition.enum
@@ -9,6 +15,9 @@
 (annotation_type_declaration
   name: (identifier) @name) @definition.interface
 
+(method_declaration
+  name: (identifier) @name) @definition.method
+
 (constructor_declaration
   name: (identifier) @name) @definition.constructor
 
@@ -17,3 +26,7 @@
 
 (enum_constant
   name: (identifier) @name) @definition.enum_member
+
+; The elements of an annotation type: `String value() default "";`.
+(annotation_type_element_declaration
+  name: (identifier) @name) @definition.method

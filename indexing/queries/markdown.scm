@@ -1,3 +1,3 @@
-; Markdown has no tags.scm; headings are its definitions (the extractor builds the outline).
+; Markdown: headings are its definitions (the extractor builds the outline from them).
 (atx_heading) @heading
 (setext_heading) @heading

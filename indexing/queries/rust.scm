@@ -1,5 +1,11 @@
-; Supplements tree-sitter-rust's tags.scm, which calls structs and enums "class" and reports a
-; `fn` inside `impl` as both function and method (the extractor keeps one per name).
+; Rust definitions: items of every sort. A `fn` is a function here; the extractor makes it a
+; method when it sits in an `impl` or a trait.
+
+(function_item
+  name: (identifier) @name) @definition.function
+
+(mod_item
+  name: (identifier) @name) @definition.module
 
 (struct_item
   name: (type_identifier) @name) @definition.struct

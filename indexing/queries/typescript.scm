@@ -1,5 +1,5 @@
-; Supplements tree-sitter-javascript's and tree-sitter-typescript's tags.scm (both are loaded
-; for TypeScript and TSX). tags.scm misses type aliases, enums, constructors and plain classes.
+; TypeScript beyond what it shares with JavaScript (ecmascript.scm, loaded first): types,
+; interfaces, enums, namespaces, abstract classes and the signatures of declarations.
 
 (type_alias_declaration
   name: (type_identifier) @name) @definition.type_parameter
@@ -10,53 +10,26 @@
 (interface_declaration
   name: (type_identifier) @name) @definition.interface
 
-(class_declaration
-  name: (type_identifier) @name) @definition.class
-
 (abstract_class_declaration
   name: (type_identifier) @name) @definition.class
 
 (internal_module
   name: [(identifier) (nested_identifier)] @name) @definition.namespace
 
-(method_definition
-  name: (property_identifier) @name
-  (#eq? @name "constructor")) @definition.constructor
+(module
+  name: [(identifier) (nested_identifier)] @name) @definition.module
 
-; Functions bound to names: `const f = (x: T) => ...`, `let g = function () {}`.
-(variable_declarator
-  name: (identifier) @name
-  value: [(arrow_function) (function_expression)]) @definition.function
+; `declare function f(): void;` and overload signatures.
+(function_signature
+  name: (identifier) @name) @definition.function
+
+; Interface members and abstract methods, which have no body.
+[
+  (method_signature name: (_) @name)
+  (abstract_method_signature name: (_) @name)
+] @definition.method
 
 ; Class fields bound to functions: `handle = () => {}`.
 (public_field_definition
   name: (property_identifier) @name
   value: [(arrow_function) (function_expression)]) @definition.method
-
-; Top-level values: `export const registry = {...}`, `let cache = new Map()`, `var x = 1`.
-; A name bound to a function is still a function: the function pattern outranks these.
-(program
-  (lexical_declaration
-    kind: "const"
-    (variable_declarator name: (identifier) @name) @definition.constant))
-(program
-  (export_statement
-    (lexical_declaration
-      kind: "const"
-      (variable_declarator name: (identifier) @name) @definition.constant)))
-(program
-  (lexical_declaration
-    kind: "let"
-    (variable_declarator name: (identifier) @name) @definition.variable))
-(program
-  (export_statement
-    (lexical_declaration
-      kind: "let"
-      (variable_declarator name: (identifier) @name) @definition.variable)))
-(program
-  (variable_declaration
-    (variable_declarator name: (identifier) @name) @definition.variable))
-(program
-  (export_statement
-    (variable_declaration
-      (variable_declarator name: (identifier) @name) @definition.variable)))

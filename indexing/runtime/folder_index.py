@@ -78,6 +78,7 @@ class FolderIndex:
             self.store,
             DiscoveryOptions.from_settings(self.settings),
             workers=self.settings.workers,
+            languages=self.settings.languages,
         )
 
     def record_shape(self) -> None:

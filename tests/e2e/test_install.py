@@ -97,7 +97,8 @@ def test_the_installed_package_reads_nothing_from_the_checkout(installed: tuple[
              "from importlib.resources import files;"
              "data = [files('indexing') / 'queries' / q.name"
              "        for q in (files('indexing') / 'queries').iterdir()]"
-             " + [files('indexing') / 'embedding_model' / 'tokenizer.json',"
+             " + [files('indexing') / 'languages.toml',"
+             "    files('indexing') / 'embedding_model' / 'tokenizer.json',"
              "    files('kebab_lsp') / 'schema' / 'search.v1.json', e._bundled_weights()];"
              "print(json.dumps([version('kebab-lsp'), kebab_lsp.__file__, indexing.__file__,"
              " search.__file__, *[str(d) for d in data if d.is_file()]]))")
@@ -112,7 +113,7 @@ def test_the_installed_package_reads_nothing_from_the_checkout(installed: tuple[
     queries = {p.name for p in (REPO / "indexing" / "queries").iterdir()
                if p.suffix in (".scm", ".toml")}
     assert queries and queries <= names, queries - names
-    assert {"tokenizer.json", "search.v1.json", "model.onnx"} <= names
+    assert {"languages.toml", "tokenizer.json", "search.v1.json", "model.onnx"} <= names
 
 
 def test_kebab_index_and_search_from_the_install(installed: tuple[Path, Path]) -> None:

@@ -1,6 +1,6 @@
-"""The parse pool's processes die with the process that started them (issue 10): after kill -9
-of `kebab index` or of the server while the pool extracts, no fork server, resource tracker or
-worker survives it by more than a few seconds."""
+"""The parse workers die with the process that started them (issue 10): after kill -9 of
+`kebab index` or of the server while the workers extract, no worker (nor the resource tracker
+that spawning them starts) survives it by more than a few seconds."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from e2e_support import StartFn, assert_none_survive, crash_tree, descendants
 
 
 def pool_up(pid: int, timeout: float = 60.0) -> set[int]:
-    """The processes below `pid` once the parse pool runs (fork server, resource tracker and
-    two workers)."""
+    """The processes below `pid` once the parse workers run (the resource tracker, the save
+    worker and the scan's two workers)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         found = descendants(pid)

@@ -99,15 +99,18 @@ def test_python_chunks() -> None:
     assert_covered(ex, PY)
 
 
-def test_long_definition_is_split_with_overlap() -> None:
+def test_long_definition_is_split_between_its_statements() -> None:
+    # Its header is a chunk of its own: one holding the signature and the first statements
+    # would hold part of the body while reaching outside it (tests/unit/test_syntax_chunks).
     body = "\n".join(f"    x{i} = {i}" for i in range(100))
     text = f"def big():\n{body}\n    return 0\n"
     ex = run("big.py", text)
     assert spans(ex) == [
-        ("definition", 0, 59, 0, "big"),
-        ("definition", 50, 101, 0, "big"),
+        ("definition", 0, 0, 0, "big"),
+        ("definition", 1, 60, 0, "big"),
+        ("definition", 61, 101, 0, "big"),
     ]
-    assert ex.chunks[1].text.startswith("    x49 = 49")
+    assert ex.chunks[1].text.startswith("    x0 = 0")
 
 
 def test_long_class_keeps_only_lines_outside_its_methods() -> None:
@@ -118,9 +121,11 @@ def test_long_class_keeps_only_lines_outside_its_methods() -> None:
     )
     ex = run("big.py", text)
     assert spans(ex) == [
-        ("definition", 0, 2, 0, "Big"),
-        ("definition", 4, 63, 2, "Big.long"),
-        ("definition", 54, 75, 2, "Big.long"),
+        ("definition", 0, 0, 0, "Big"),
+        ("definition", 1, 2, 0, "Big"),
+        ("definition", 4, 4, 2, "Big.long"),
+        ("definition", 5, 64, 2, "Big.long"),
+        ("definition", 65, 75, 2, "Big.long"),
         ("definition", 77, 78, 3, "Big.small"),
         ("definition", 79, 79, 0, "Big"),
     ]
@@ -128,12 +133,13 @@ def test_long_class_keeps_only_lines_outside_its_methods() -> None:
 
 
 def test_code_chunks_are_windows_of_top_level_code() -> None:
+    # Cut between statements, nothing cut in half, so no overlap is needed.
     text = "\n".join(f"x{i} = call({i})" for i in range(90)) + "\n"
     ex = run("script.py", text)
     assert spans(ex) == [
         ("code", 0, 39, None, ""),
-        ("code", 35, 74, None, ""),
-        ("code", 70, 89, None, ""),
+        ("code", 40, 79, None, ""),
+        ("code", 80, 89, None, ""),
     ]
 
 
@@ -199,7 +205,7 @@ def test_minified_line_chunks_each_definition_by_its_own_text() -> None:
 
 def test_no_grammar_returns_none_and_text_chunks_cover_everything() -> None:
     assert extract("notes.txt", "hello") is None
-    assert extract("Makefile", "all:\n\techo") is None
+    assert extract("LICENSE", "Permission is hereby granted") is None  # (Makefile has one now)
     text = "\n".join(f"line {i}" for i in range(100))
     chunks = text_chunks(text)
     assert [(c.start_line, c.end_line, c.kind) for c in chunks] == [

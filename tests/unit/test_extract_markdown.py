@@ -60,7 +60,8 @@ def test_sections_are_chunks() -> None:
     assert [(c.kind.value, c.start_line, c.end_line, c.symbol, c.context) for c in ex.chunks] == [
         ("section", 0, 0, None, ""),
         ("section", 2, 7, 0, "Guide"),
-        ("section", 9, 14, 1, "Guide > Install"),
+        ("section", 9, 10, 1, "Guide > Install"),
+        ("code", 12, 14, None, "Guide > Install · bash"),  # a ```sh block, chunked as shell
         ("section", 15, 17, 2, "Guide > Setext Title"),
         ("section", 19, 20, 3, "Ünïcode 😀 title"),
     ]
@@ -68,11 +69,14 @@ def test_sections_are_chunks() -> None:
 
 
 def test_long_section_is_windowed_and_no_headings_is_one_text_section() -> None:
+    # One 100-line paragraph: cut inside it (nothing smaller to cut between), the heading
+    # its own chunk rather than half of the paragraph's.
     text = "# Big\n" + "\n".join(f"line {i}" for i in range(100)) + "\n"
     ex = run(text)
     assert [(c.start_line, c.end_line, c.symbol) for c in ex.chunks] == [
-        (0, 59, 0),
-        (50, 100, 0),
+        (0, 0, 0),
+        (1, 60, 0),
+        (61, 100, 0),
     ]
     plain = run("just text\nmore\n")
     assert plain.symbols == []

@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from indexing.discover import SNIFF_BYTES, SkipReason
+from indexing.extract.markdown import MAX_CONTAINER_DEPTH
 from indexing.indexer import IndexSummary
 from indexing.positions import utf16_len
 from indexing.records import Span
@@ -188,6 +189,9 @@ NESTINGS = [
 @example(nesting=(".ts", "{a:", "}"), depth=100_000)
 @example(nesting=(".cpp", "namespace n {", "}"), depth=20_000)
 @example(nesting=(".js", "function f(){", "}"), depth=5_000)
+# Past about 256 levels the Markdown grammar's scanner crashes the process: read as text.
+@example(nesting=(".md", "> ", ""), depth=1_000)
+@example(nesting=(".md", "- ", ""), depth=300)
 def test_deep_nesting(bench: Bench, nesting: tuple[str, str, str], depth: int) -> None:
     """Up to 100k levels: the scan ends (no recursion limit, no quadratic blow-up), and the
     word at the bottom is found and cited; a file over `maxFileBytes` is counted as such."""
@@ -204,6 +208,9 @@ def test_deep_nesting(bench: Bench, nesting: tuple[str, str, str], depth: int) -
         assert dict(summary.skipped_paths) == {rel: "too_large"}
         return
     assert summary.skipped == 0
+    if ext == ".md":
+        too_deep = depth > MAX_CONTAINER_DEPTH
+        assert summary.fallbacks == ({"nested too deep": 1} if too_deep else {})
     for query in (needle, f'"{needle}"'):
         assert bench.search(query) == [(rel, where(text, needle))], query
     bench.still_works()
@@ -300,14 +307,15 @@ def test_a_file_the_grammar_chokes_on_is_indexed_as_text_and_counted(
     """Error recovery on junk is slow (1 MB of random bytes: 20 s in the Go grammar): past
     `PARSE_CPU_SECONDS` the parse is given up, and the file is indexed as plain text, which
     the summary counts (`text_only`)."""
-    from indexing import languages
+    from indexing import grammars
 
-    monkeypatch.setattr(languages, "PARSE_CPU_SECONDS", 0.05)
+    monkeypatch.setattr(grammars, "PARSE_CPU_SECONDS", 0.05)
     rng = random.Random(7)
     junk = bytes(rng.randrange(1, 256) for _ in range(300_000))
     bench.reset({"junk.go": junk + b"\nchokeneedle\n"})
     summary = bench.index()
     assert summary.text_only == ["hostile/junk.go"] and summary.skipped == 0
     assert summary.skips_json()["text_only"] == 1
+    assert summary.fallbacks == {"parse timed out": 1}
     assert [p for p, _ in bench.search("chokeneedle")] == ["hostile/junk.go"]
     bench.still_works()

@@ -1,46 +1,46 @@
-"""The extraction pool: results come back in order, with a bounded number ahead of the writer,
-and equal to extracting in this process."""
+"""The extraction workers: results come back in order, equal to extracting in this process,
+with a bounded number of files extracted ahead of the writer."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+import pytest
 
-from indexing import indexer
-from indexing.indexer import _bounded_map, _Work, build_write, content_hash
-from indexing.pool import parse_pool
+from indexing.indexer import WORKER_TARGET, _Work, _work_size, build_write, content_hash
+from indexing.pool import pool_context
+from indexing.workers import Workers
+
+pytestmark = pytest.mark.subprocess
 
 
-def test_bounded_map_keeps_order_and_equals_sequential_extraction() -> None:
+def test_workers_keep_order_and_equal_sequential_extraction() -> None:
     work = []
     for i in range(45):
         data = f"def f_{i}(x):\n    return g_{i}(x)\n".encode()
         work.append(_Work(f"pkg/m_{i:02}.py", len(data), 0, data, content_hash(data), True))
-    with parse_pool(2) as pool:
-        got = list(_bounded_map(pool, work))
+    pool = Workers(2, pool_context(), WORKER_TARGET, ahead=8)
+    try:
+        got = list(pool.map(work, _work_size))
+    finally:
+        pool.close()
     assert [w.path for w in got] == [w.path for w in work]
     assert got == [build_write(w) for w in work]
     calls = [r.name for r in got[7].extraction.refs if r.kind == "call"]
     assert calls == ["g_7"]  # refs cross the process boundary
 
 
-class CountingPool(ThreadPoolExecutor):
-    """A real executor that counts what it was handed."""
+def test_the_workers_run_ahead_of_the_writer_by_a_bounded_amount() -> None:
+    handed_out: list[int] = []
 
-    submitted = 0
+    def size_of(n: int) -> int:  # asked once per item, as it is handed to a worker
+        handed_out.append(n)
+        return 0
 
-    def submit(self, *args: Any, **kwargs: Any) -> Any:
-        self.submitted += 1
-        return super().submit(*args, **kwargs)
-
-
-def test_the_pool_runs_ahead_of_the_writer_by_a_bounded_amount() -> None:
-    n = indexer.POOL_AHEAD * 3
-    work = [_Work(f"m_{i}.py", 1, 0, b"x = 1\n", content_hash(b"x = 1\n"), True)
-            for i in range(n)]
-    with CountingPool(max_workers=2) as pool:
-        results = _bounded_map(pool, work)
-        next(results)  # the writer has taken one file
-        assert pool.submitted * indexer.POOL_CHUNK <= indexer.POOL_AHEAD + indexer.POOL_CHUNK
-        assert len(list(results)) == n - 1
-    assert pool.submitted == n // indexer.POOL_CHUNK
+    pool = Workers(2, pool_context(), "builtins:abs", ahead=3)
+    try:
+        results = pool.map(range(-20, 0), size_of)
+        assert next(results) == 20  # the writer has taken one item
+        assert len(handed_out) <= 1 + 3
+        assert list(results) == list(range(19, 0, -1))
+    finally:
+        pool.close()
+    assert handed_out == list(range(-20, 0))

@@ -1,0 +1,68 @@
+; What JavaScript and TypeScript share (TypeScript's grammar extends JavaScript's): classes,
+; functions in every form that binds a name, methods, constructors and top-level values.
+; javascript.toml and typescript.toml extend this file; neither copies it.
+
+(class_declaration
+  name: (_) @name) @definition.class
+
+; A named class expression: `const A = class B {}` defines B too.
+(class
+  name: (_) @name) @definition.class
+
+[
+  (function_declaration name: (identifier) @name)
+  (generator_function_declaration name: (identifier) @name)
+  (function_expression name: (identifier) @name)
+  (generator_function name: (identifier) @name)
+] @definition.function
+
+(method_definition
+  name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+
+; Outranks the method pattern above (see _KIND_RANK in the extractor).
+(method_definition
+  name: (property_identifier) @name
+  (#eq? @name "constructor")) @definition.constructor
+
+; Functions bound to names: `const f = (x) => ...`, `let g = function () {}`.
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression)]) @definition.function
+
+; Functions assigned to a name or a property: `exports.f = function () {}`, `a.b = () => {}`.
+(assignment_expression
+  left: [(identifier) @name (member_expression property: (property_identifier) @name)]
+  right: [(arrow_function) (function_expression)]) @definition.function
+
+; Functions as object properties: `{ handle: () => {} }`.
+(pair
+  key: (property_identifier) @name
+  value: [(arrow_function) (function_expression)]) @definition.function
+
+; Top-level values: `export const registry = {...}`, `let cache = new Map()`, `var x = 1`.
+; A name bound to a function is still a function: the function pattern outranks these.
+(program
+  (lexical_declaration
+    kind: "const"
+    (variable_declarator name: (identifier) @name) @definition.constant))
+(program
+  (export_statement
+    (lexical_declaration
+      kind: "const"
+      (variable_declarator name: (identifier) @name) @definition.constant)))
+(program
+  (lexical_declaration
+    kind: "let"
+    (variable_declarator name: (identifier) @name) @definition.variable))
+(program
+  (export_statement
+    (lexical_declaration
+      kind: "let"
+      (variable_declarator name: (identifier) @name) @definition.variable)))
+(program
+  (variable_declaration
+    (variable_declarator name: (identifier) @name) @definition.variable))
+(program
+  (export_statement
+    (variable_declaration
+      (variable_declarator name: (identifier) @name) @definition.variable)))

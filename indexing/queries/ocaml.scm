@@ -1,0 +1,47 @@
+; OCaml definitions: let-bound values and functions (a binding with parameters, or bound to
+; `fun`/`function`, is a function), types and their constructors and fields, modules, module
+; types, exceptions, classes and methods.
+
+(let_binding
+  pattern: (value_name) @name
+  (parameter)) @definition.function
+
+(let_binding
+  pattern: (value_name) @name
+  body: [(fun_expression) (function_expression)]) @definition.function
+
+(let_binding
+  pattern: (value_name) @name) @definition.variable
+
+(type_binding
+  name: (type_constructor) @name
+  body: (record_declaration)) @definition.struct
+
+(type_binding
+  name: (type_constructor) @name
+  body: (variant_declaration)) @definition.enum
+
+(type_binding
+  name: (type_constructor) @name) @definition.type_parameter
+
+; Before constructors: an exception is declared by one.
+(exception_definition
+  (constructor_declaration (constructor_name) @name)) @definition.class
+
+(constructor_declaration
+  (constructor_name) @name) @definition.enum_member
+
+(field_declaration
+  (field_name) @name) @definition.field
+
+(module_binding
+  (module_name) @name) @definition.module
+
+(module_type_definition
+  (module_type_name) @name) @definition.interface
+
+(class_binding
+  (class_name) @name) @definition.class
+
+(method_definition
+  (method_name) @name) @definition.method

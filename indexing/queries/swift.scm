@@ -1,0 +1,43 @@
+; Swift definitions: protocols, classes, structs, enums and actors (all `class_declaration` in
+; this grammar; the keyword says which), extensions (an `object` named `extension T` whose
+; members belong to T, like Rust's `impl T`), functions, initializers, properties, enum cases
+; and type aliases.
+
+(protocol_declaration
+  name: (type_identifier) @name) @definition.interface
+
+(class_declaration
+  "extension"
+  name: (_) @name) @definition.extension
+
+(class_declaration
+  "struct"
+  name: (type_identifier) @name) @definition.struct
+
+(class_declaration
+  "enum"
+  name: (type_identifier) @name) @definition.enum
+
+(class_declaration
+  name: (type_identifier) @name) @definition.class
+
+(function_declaration
+  name: (simple_identifier) @name) @definition.function
+
+(protocol_function_declaration
+  name: (simple_identifier) @name) @definition.method
+
+(init_declaration
+  "init" @name) @definition.constructor
+
+(property_declaration
+  name: (pattern bound_identifier: (simple_identifier) @name)) @definition.property
+
+(protocol_property_declaration
+  name: (pattern bound_identifier: (simple_identifier) @name)) @definition.property
+
+(enum_entry
+  name: (simple_identifier) @name) @definition.enum_member
+
+(typealias_declaration
+  name: (type_identifier) @name) @definition.type_parameter

@@ -1,0 +1,90 @@
+"""Chunks follow the syntax tree: in every language with a grammar, no chunk cuts a named node
+in half, that is holds some of its lines while reaching past its first or last line.
+
+The files are the hand-written ones under `tests/fixtures/languages/<lang>/`. The limits are
+shrunk so that they must be split (a handful of lines a chunk): the cuts are then everywhere.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from extract_support import run
+
+from indexing import chunking
+from indexing.detect import detect_language
+from indexing.extract.nodes import end_row
+from indexing.grammars import get_parser
+from indexing.languages import catalog
+from indexing.records import Extraction
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "languages"
+
+
+def samples() -> list[Path]:
+    return sorted(p for p in FIXTURES.glob("*/*") if p.suffix != ".expected")
+
+
+@pytest.fixture
+def small_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(chunking, "WINDOW_LINES", 4)
+    monkeypatch.setattr(chunking, "WINDOW_CHARS", 160)
+    monkeypatch.setattr(chunking, "MAX_DEF_LINES", 6)
+    monkeypatch.setattr(chunking, "MAX_DEF_CHARS", 240)
+
+
+def leading_comments_row(node: Node) -> int:
+    """Where a node starts counting the comments directly above it, which belong to it."""
+    row = node.start_point.row
+    before = node.prev_named_sibling
+    while before is not None and before.type.endswith("comment") and end_row(before) >= row - 1:
+        row = before.start_point.row
+        before = before.prev_named_sibling
+    return row
+
+
+def cut_nodes(lang: str, text: str, ex: Extraction) -> list[str]:
+    """Every (chunk, node) where the chunk holds part of a multi-line named node and reaches
+    past it. A node starts with the comments directly above the line it starts on: they
+    belong to what starts there (a class, and the body whose brace opens on its line). A
+    node of nothing but whitespace (a paragraph break) is no construct."""
+    root = get_parser(lang).parse(text.encode("utf-8")).root_node
+    assert not root.has_error, "the sample is meant to be valid, realistic code"
+    spans: list[tuple[int, int, str]] = []
+    stack = [(root, 0)]
+    while stack:
+        node, outer_first = stack.pop()
+        first = leading_comments_row(node)
+        if node.parent is not None and node.start_point.row == node.parent.start_point.row:
+            first = min(first, outer_first)  # a line's comments go with all that starts on it
+        last = end_row(node)
+        whitespace = not node.child_count and not (node.text or b"").strip()
+        if node.is_named and last > node.start_point.row and not whitespace:
+            spans.append((first, last, node.type))
+        stack.extend((child, first) for child in node.children)
+    cuts = []
+    for c in ex.chunks:
+        s, e = c.start_line, c.end_line
+        for first, last, kind in spans:
+            if first < s <= last < e or s < first <= e < last:
+                cuts.append(f"chunk {s + 1}-{e + 1} cuts {kind} {first + 1}-{last + 1}")
+    return cuts
+
+
+@pytest.mark.parametrize("path", samples(), ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.usefixtures("small_limits")
+def test_no_chunk_cuts_a_construct(path: Path) -> None:
+    text = path.read_text("utf-8")
+    ex = run(f"{path.parent.name}/{path.name}", text)  # also: every line is in a chunk
+    assert len(ex.chunks) > 3, "the limits are meant to force cuts"
+    assert cut_nodes(ex.lang, text, ex) == []
+
+
+def test_every_language_with_a_grammar_has_a_sample() -> None:
+    covered = {detect_language(p.name) for p in samples()}
+    assert sorted(set(catalog()) - covered) == []
