@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from indexing.filters import Filters
+from indexing.records import Span
 from indexing.schema import SCHEMA_VERSION
 from indexing.settings import Settings
 from indexing.store import Stats, Store, StoreClosed, StoreCorrupt, StoreUnwritable
@@ -194,10 +195,21 @@ class Searcher:
             if intent.name == "definition":
                 _definition_first(candidates, intent.symbol)
             candidates = priors.apply(candidates)
-        shown = candidates[: req.k]
-        rows = self.store.with_texts([c.row for c in shown])  # only hits need their text
-        hits = [build_hit(row, str(self.root), words, c.score, c.retrieval, req.snippet_chars,
-                          c.focus) for c, row in zip(shown, rows, strict=True)]
+        hits: list[Hit] = []
+        seen: set[tuple[str, Span]] = set()
+        taken = 0
+        # Two chunks can cite one place: the overlap of two pieces of a long line holds the
+        # same words. The second is the same hit, not another match, so it gives way.
+        while len(hits) < req.k and taken < len(candidates):
+            shown = candidates[taken : taken + req.k - len(hits)]
+            taken += len(shown)
+            rows = self.store.with_texts([c.row for c in shown])  # only hits need their text
+            for c, row in zip(shown, rows, strict=True):
+                hit = build_hit(row, str(self.root), words, c.score, c.retrieval,
+                                req.snippet_chars, c.focus)
+                if (hit.path, hit.span) not in seen:
+                    seen.add((hit.path, hit.span))
+                    hits.append(hit)
         self._meta(meta, plan, lex, vec, hits, window)
         if req.mode == "auto":  # priors multiply scores, so they are no longer bounded by 1
             meta.score["kind"] += "+priors"

@@ -151,3 +151,23 @@ def test_all_of_a_minified_line_is_found_and_cited_at_its_column(tmp_path: Path)
         assert hit.snippet.text
     finally:
         ws.close()
+
+
+def test_a_word_in_the_overlap_of_two_pieces_is_one_hit(tmp_path: Path) -> None:
+    """Pieces of a long line overlap, so both hold a word that sits in the overlap: it is one
+    match, cited once."""
+    # The word sits at column 19,850 of a 21,000-character line: pieces of 20,000 characters
+    # that overlap by 200 both hold it.
+    line = "x = [" + "1, " * 6615 + "overlapneedle, " + "2, " * 380 + "3]"
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "long.py").write_text(line + "\n")
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "index"), workers=1, embed=False))
+    try:
+        ws.indexer.index()
+        pieces = ws.store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        assert pieces >= 2
+        hits = ws.searcher.search(SearchRequest(query="overlapneedle", mode="lexical")).hits
+        assert [(h.path, h.span) for h in hits] == [("long.py", where(line, "overlapneedle"))]
+    finally:
+        ws.close()
