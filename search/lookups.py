@@ -16,7 +16,7 @@ from indexing.filters import Filters
 from indexing.records import RefKind, Span
 from indexing.settings import MAX_K, Scope, Settings, Spec, plain
 from search.handles import check_chunk_handle, check_symbol_handle
-from search.request import FILTERS, MAX_QUERY_CHARS, _checked, build, check_text
+from search.request import MAX_QUERY_CHARS, _checked, build, check_filters, check_text
 from search.types import InvalidQuery
 
 REF_KINDS: tuple[str, ...] = tuple(k.value for k in RefKind)
@@ -156,16 +156,7 @@ def _place(data: Mapping[str, Any], key: str) -> Place:
 
 
 def _filters(raw: Any) -> Filters:
-    if raw is None:
-        return Filters()
-    if not isinstance(raw, Mapping):
-        raise InvalidQuery(f"'filters' must be an object, got {raw!r}")
-    bad = sorted(set(raw) - set(FILTERS))
-    if bad:
-        raise InvalidQuery(f"unknown filter(s) {', '.join(map(repr, bad))}; "
-                           f"expected {', '.join(FILTERS)}")
-    given = {n: _checked(f"filters.{n}", s, raw[n]) for n, s in FILTERS.items()
-             if raw.get(n) is not None}
+    given = check_filters(raw)
     return build("x", Settings(), langs=given.get("lang", ()), kinds=given.get("kind", ()),
                  path_glob=given.get("path_glob")).filters
 

@@ -49,6 +49,20 @@ MAX_SYMBOL_QUERY_CHARS = 1_000
 _PROTOCOL_PARAMS = ("workDoneToken", "partialResultToken")
 
 
+def check_filters(raw: Any) -> dict[str, Any]:
+    """A request's `filters` object, each entry checked: the one reading every request with
+    filters shares (kebab/search and the lookups)."""
+    filters = raw or {}
+    if not isinstance(filters, Mapping):
+        raise InvalidQuery(f"'filters' must be an object, got {filters!r}")
+    bad = sorted(set(filters) - set(FILTERS))
+    if bad:
+        raise InvalidQuery(f"unknown filter(s) {', '.join(map(repr, bad))}; "
+                           f"expected {', '.join(FILTERS)}")
+    return {name: _checked(f"filters.{name}", spec, filters[name])
+            for name, spec in FILTERS.items() if filters.get(name) is not None}
+
+
 def _checked(name: str, spec: Spec, value: Any) -> Any:
     short = name.rsplit(".", 1)[-1]
     if spec.kind == "choice" and isinstance(value, str) and value not in spec.choices:
@@ -107,15 +121,7 @@ def parse_request(raw: Any, settings: Settings) -> SearchRequest:
         raise InvalidQuery(f"'query' must be a string, got {type(query).__name__}")
     values = {name: _checked(name, spec, data[name]) for name, spec in PARAMS.items()
               if name != "query" and data.get(name) is not None}
-    filters = data.get("filters") or {}
-    if not isinstance(filters, Mapping):
-        raise InvalidQuery(f"'filters' must be an object, got {filters!r}")
-    bad = sorted(set(filters) - set(FILTERS))
-    if bad:
-        raise InvalidQuery(f"unknown filter(s) {', '.join(map(repr, bad))}; "
-                       f"expected {', '.join(FILTERS)}")
-    given = {name: _checked(f"filters.{name}", spec, filters[name])
-             for name, spec in FILTERS.items() if filters.get(name) is not None}
+    given = check_filters(data.get("filters"))
     return build(query, settings, mode=values.get("mode"), k=values.get("k"),
                  explain=values.get("explain", False), langs=given.get("lang", ()),
                  kinds=given.get("kind", ()), path_glob=given.get("path_glob"),
