@@ -41,7 +41,9 @@ def deadline_for(size: int) -> float:
 
 def _serve(conn: Connection, target: str, owner: int) -> None:
     """A worker's loop: call `target` (`module:function`) on each item received, until
-    process `owner` is gone."""
+    process `owner` is gone. A pipe the parent dropped ends the loop quietly: the parent
+    already reports why (a full disk, a cancel), and a traceback here would only add noise
+    to its one line."""
     import importlib
 
     from indexing.pool import watch_owner
@@ -52,11 +54,15 @@ def _serve(conn: Connection, target: str, owner: int) -> None:
     while True:
         try:
             item = conn.recv()
-        except EOFError:
+        except (EOFError, OSError):  # the parent closed or died: nothing left to answer
             return
         if item is None:
             return
-        conn.send(fn(item))
+        result = fn(item)
+        try:
+            conn.send(result)
+        except OSError:
+            return
 
 
 class _Worker:

@@ -132,7 +132,8 @@ class Searcher:
         started = time.perf_counter()
         validate(req)
         try:
-            return self._search(req, should_stop, started)
+            with self.store.reading():  # every statement sees one state, whatever a save commits
+                return self._search(req, should_stop, started)
         except (StoreCorrupt, StoreClosed, StoreUnwritable) as exc:
             return self._unanswered(req, exc, started)
 

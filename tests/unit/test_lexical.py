@@ -212,3 +212,36 @@ def test_fill_ignores_common_words(workspace: Workspace) -> None:
     assert result.hits == [] and result.meta.total_matches == 0
     only_common = run(workspace, "the of", k=50)  # nothing but function words: kept as typed
     assert only_common.hits
+
+
+def test_a_save_committed_during_a_search_is_seen_whole_or_not_at_all(
+        workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search reads in many statements; a save another thread commits between two of them
+    (here: right after the exact-text search picked the chunks to cite, before it read their
+    text) must not show the search half of each state."""
+    import threading
+
+    store = workspace.store
+    path = workspace.root / "tests/test_store.py"
+    before = run(workspace, '"store.get_user_by_id(1)"').hits[0]
+    real = store.chunks_at
+    saved = threading.Event()
+
+    def chunks_then_a_save(rel: str, line: int) -> list:  # type: ignore[type-arg]
+        rows = real(rel, line)
+        if not saved.is_set():
+            saved.set()
+            path.write_text("\n\n\n\n\n\n\n\n" + path.read_text())  # every chunk moves down
+            save = threading.Thread(target=workspace.indexer.update_paths, args=([path],))
+            save.start()
+            save.join()
+        return rows
+
+    monkeypatch.setattr(store, "chunks_at", chunks_then_a_save)
+    during = run(workspace, '"store.get_user_by_id(1)"').hits[0]
+    assert saved.is_set()
+    assert (during.path, during.span, during.snippet.text) == (
+        before.path, before.span, before.snippet.text)
+    monkeypatch.undo()
+    after = run(workspace, '"store.get_user_by_id(1)"').hits[0]
+    assert after.span.start_line == before.span.start_line + 8

@@ -61,3 +61,17 @@ def test_a_crashing_or_hanging_grammar_costs_its_file(
         ws.close()
         if indexer._small_plan_workers is not None:
             indexer._small_plan_workers.close()
+
+
+def test_a_worker_whose_parent_drops_its_pipe_exits_quietly(
+        capfd: pytest.CaptureFixture[str]) -> None:
+    """The parent abandons a worker with its answer unread (a scan stopped by a full disk or a
+    cancel): the worker's next read fails, and it must end without a traceback on the
+    stderr it shares with the server, whose one line says what went wrong."""
+    worker = workers._Worker(pool_context(), "builtins:len")
+    worker.conn.send("abc")
+    assert worker.conn.poll(30)  # its answer waits, unread
+    worker.conn.close()
+    worker.process.join(timeout=30)
+    assert worker.process.exitcode == 0
+    assert "Traceback" not in capfd.readouterr().err
