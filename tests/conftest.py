@@ -17,10 +17,15 @@ FIXTURES = Path(__file__).parent / "fixtures"
 OFFLINE_GUARD = Path(__file__).parent / "offline_guard"
 
 
+REPO = Path(__file__).parent.parent
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Block the network for this process and every Python subprocess the tests start."""
+    """Block the network for this process and every Python subprocess the tests start, and
+    make those subprocesses run this checkout's code (a second worktree's, say), not whatever
+    an editable install points at."""
     os.environ["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(OFFLINE_GUARD), os.environ.get("PYTHONPATH")) if p)
+        p for p in (str(OFFLINE_GUARD), str(REPO), os.environ.get("PYTHONPATH")) if p)
     os.environ["HF_HUB_OFFLINE"] = "1"
     sys.path.insert(0, str(OFFLINE_GUARD))
     import sitecustomize  # noqa: F401  (the guard installs itself on import)
