@@ -29,7 +29,7 @@ SEED = 20240607
 # Every step `KEBAB_BENCH_SKIP` may name; the cold index of the corpora is not one, because every
 # other step reads the index it builds.
 STEPS = ("embedding", "cli", "server", "background", "pool_probe", "ctags", "pyright",
-         "synthetic_symbols", "save_profile", "quality")
+         "synthetic_symbols", "save_profile", "languages", "ctags_languages", "quality")
 
 QUICK = os.environ.get("KEBAB_BENCH_QUICK", "") not in ("", "0")
 

@@ -1,19 +1,24 @@
-"""Parse + extract throughput per language, this checkout against a baseline revision, on the
-same files; and the installed size of the grammars each side depends on.
+"""Parse + extract throughput per language on the same files, three ways, and the installed
+size of the grammars each side depends on.
 
 Why: the grammars moved from one PyPI wheel per language to `tree-sitter-language-pack`, and
-the move may not cost more than 10% of extraction speed in any language. Both sides run the
-real `indexing.extract.extract` over the same bytes, each in its own child process (the
-baseline's `indexing/` is unpacked from git), alternating, several passes; a figure is CPU
-seconds of that child (`time.process_time`), so it is per core and a busy machine disturbs it
-less than wall time would.
+the move may not cost more than 10% of extraction speed in any language. To judge the grammars
+alone, the baseline revision's own code runs twice: on the wheels, and on the pack's grammars
+handed to it through the wheels' module names (`pack_backed`), so queries and code are the
+same and only the grammar differs. This checkout runs third, to show what today's richer
+extraction costs on top. Every side runs the real `extract` over the same bytes, each in its
+own child process (the baseline's `indexing/` is unpacked from git), alternating, several
+passes; a figure is CPU seconds of that child (`time.process_time`), so it is per core and a
+busy machine disturbs it less than wall time would.
 
     python -m bench.measure_languages [--baseline REV] [--passes N] [--mb-per-language MB]
                                       [--json PATH]
 
-The baseline defaults to the last commit that read the per-language wheels; they must still be
-installed (`pip install tree-sitter-python==0.25.0 ...`, the pins in that commit's
-constraints.txt). Trees come from `bench.corpora` (cached under `KEBAB_BENCH_CORPORA`).
+The baseline defaults to the last commit that read the per-language wheels. Those wheels, at
+the pins of that commit's constraints.txt, are installed from PyPI into a folder of the bench's
+cache (`baseline_grammars`) that only the baseline's child sees, so the comparison reruns on
+a machine that never had them. Trees come from `bench.corpora` (cached under
+`KEBAB_BENCH_CORPORA`). `make bench` runs this as its `languages` step.
 
 `python -m bench.measure_languages --child FILELIST` is the child: it prints one JSON line.
 """
@@ -23,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -35,11 +41,10 @@ from typing import Any
 from bench import corpora
 from bench.config import REPO
 from bench.corpora import Corpus
+from bench.goals import MAX_GRAMMAR_SLOWDOWN
 
 #: The last commit whose `indexing/` read grammars from the per-language wheels.
 BASELINE = "438251e"
-#: The slowdown the pack may cost at most, per language.
-MAX_SLOWDOWN = 0.10
 
 #: Trees for the languages the bench's main corpora lack, from the same registries.
 EXTRA_CORPORA: tuple[Corpus, ...] = (
@@ -122,8 +127,53 @@ def _baseline_tree(rev: str, into: Path) -> Path:
     return into / "tree"
 
 
-def _run_child(tree: Path, file_list: Path) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{REPO}"}
+def baseline_grammars(rev: str) -> Path:
+    """A folder holding the per-language grammar wheels `rev` pinned, installed once."""
+    pins = subprocess.run(["git", "show", f"{rev}:constraints.txt"], cwd=REPO, check=True,
+                          capture_output=True, text=True).stdout.split()
+    wanted = sorted(p for p in pins if p.split("==")[0] in OLD_GRAMMARS)
+    target = corpora.CACHE / f"grammars-{rev}"
+    done = target / ".complete"
+    if done.exists() and done.read_text() == "\n".join(wanted):
+        return target
+    shutil.rmtree(target, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                    "--disable-pip-version-check", "--target", str(target), *wanted],
+                   check=True)
+    done.write_text("\n".join(wanted))
+    return target
+
+
+#: For each wheel's `_binding` module, its functions and the pack's name for what each returns.
+_BINDINGS: dict[str, dict[str, str]] = {
+    "tree_sitter_python": {"language": "python"},
+    "tree_sitter_javascript": {"language": "javascript"},
+    "tree_sitter_typescript": {"language_typescript": "typescript", "language_tsx": "tsx"},
+    "tree_sitter_go": {"language": "go"},
+    "tree_sitter_rust": {"language": "rust"},
+    "tree_sitter_java": {"language": "java"},
+    "tree_sitter_c": {"language": "c"},
+    "tree_sitter_cpp": {"language": "cpp"},
+    "tree_sitter_markdown": {"language": "markdown", "inline_language": "markdown_inline"},
+}
+
+
+def pack_backed(wheels: Path, into: Path) -> Path:
+    """The wheels' packages (their query files, their Python) with each compiled `_binding`
+    replaced by one that hands out the pack's grammar: the baseline's code then runs the same
+    queries on either grammar source, and only the grammars differ."""
+    shutil.copytree(wheels, into, ignore=shutil.ignore_patterns("_binding*.so", "*.pyd"))
+    for package, functions in _BINDINGS.items():
+        body = ["from tree_sitter_language_pack import get_binding", ""]
+        body += [f"def {fn}():\n    return get_binding({name!r})\n"
+                 for fn, name in functions.items()]
+        (into / package / "_binding.py").write_text("\n".join(body))
+    return into
+
+
+def _run_child(tree: Path, extra: Path | None, file_list: Path) -> dict[str, Any]:
+    path = os.pathsep.join(str(p) for p in (tree, extra, REPO) if p is not None)
+    env = {**os.environ, "PYTHONPATH": path}
     proc = subprocess.run([sys.executable, "-m", "bench.measure_languages", "--child",
                            str(file_list)], cwd=tree, env=env, capture_output=True,
                           text=True, check=False)
@@ -133,12 +183,14 @@ def _run_child(tree: Path, file_list: Path) -> dict[str, Any]:
     return result
 
 
-def dist_bytes(names: tuple[str, ...]) -> int | None:
-    """Installed bytes of these distributions, None when one is not installed."""
+def dist_bytes(names: tuple[str, ...], where: Path | None = None) -> int | None:
+    """Installed bytes of these distributions (in folder `where`, else where this Python finds
+    them), None when one is not installed."""
     total = 0
     for name in names:
+        found = list(metadata.distributions(name=name, path=[str(where)])) if where else []
         try:
-            files = metadata.distribution(name).files or []
+            files = (found[0] if found else metadata.distribution(name)).files or []
         except metadata.PackageNotFoundError:
             return None
         for f in files:
@@ -160,17 +212,26 @@ def _median(values: list[float]) -> float:
     return ordered[len(ordered) // 2]
 
 
+#: The three sides: the baseline's code on the wheels, the same code on the pack's grammars,
+#: and this checkout (the pack and today's extraction: syntax chunks, refs).
+SIDES = ("wheels", "pack", "now")
+
+
 def measure(baseline: str, passes: int, mb_per_language: float) -> dict[str, Any]:
     files = collect(mb_per_language)
-    runs: dict[str, list[dict[str, Any]]] = {"pack": [], "wheels": []}
+    runs: dict[str, list[dict[str, Any]]] = {side: [] for side in SIDES}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         file_list = work / "files.json"
         file_list.write_text(json.dumps(files))
-        trees = {"wheels": _baseline_tree(baseline, work), "pack": REPO}
+        grammars = baseline_grammars(baseline)
+        old = _baseline_tree(baseline, work)
+        sides = {"wheels": (old, grammars),
+                 "pack": (old, pack_backed(grammars, work / "pack-backed")),
+                 "now": (REPO, None)}
         for _ in range(passes):
-            for side in ("wheels", "pack"):
-                runs[side].append(_run_child(trees[side], file_list))
+            for side in SIDES:
+                runs[side].append(_run_child(*sides[side], file_list))
     langs: dict[str, Any] = {}
     for lang in sorted(runs["pack"][0]):
         row: dict[str, Any] = {}
@@ -181,24 +242,29 @@ def measure(baseline: str, passes: int, mb_per_language: float) -> dict[str, Any
                          "symbols": first["symbols"], "chunks": first["chunks"]}
             row["files"], row["mb"] = first["files"], first["bytes"] / 1e6
         row["ratio"] = row["pack"]["mb_per_s"] / row["wheels"]["mb_per_s"]
-        row["ok"] = row["ratio"] >= 1 - MAX_SLOWDOWN
+        row["now_ratio"] = row["now"]["mb_per_s"] / row["wheels"]["mb_per_s"]
+        row["ok"] = row["ratio"] >= 1 - MAX_GRAMMAR_SLOWDOWN
         langs[lang] = row
-    old, new = dist_bytes(OLD_GRAMMARS), dist_bytes(NEW_GRAMMARS)
-    total = site_packages_bytes()
-    sizes = {"old_grammars": old, "new_grammars": new, "site_packages_now": total}
+    sizes = {"old_grammars": dist_bytes(OLD_GRAMMARS, grammars),
+             "new_grammars": dist_bytes(NEW_GRAMMARS), "site_packages_now": site_packages_bytes()}
     return {"baseline": baseline, "passes": passes, "languages": langs, "sizes": sizes}
 
 
 def report(result: dict[str, Any]) -> str:
-    lines = [f"parse + extract, MB/s per core (median of {result['passes']} passes); "
-             f"wheels = {result['baseline']}, pack = this checkout", "",
-             "| language | files | MB | wheels MB/s | pack MB/s | pack/wheels | symbols "
-             "wheels → pack | ≤10% slower |", "|---|---:|---:|---:|---:|---:|---|---|"]
+    lines = [f"parse + extract, MB/s per core (median of {result['passes']} passes). wheels: "
+             f"the code of {result['baseline']} on the per-language wheels; pack: the same code "
+             "and queries on the pack's grammars; now: this checkout (the pack, syntax chunks "
+             "and refs).", "",
+             "| language | files | MB | wheels MB/s | pack MB/s | pack/wheels | ≤10% slower | "
+             "now MB/s | now/wheels | symbols wheels → pack → now |",
+             "|---|---:|---:|---:|---:|---:|---|---:|---:|---|"]
     for lang, row in result["languages"].items():
-        w, p = row["wheels"], row["pack"]
+        w, p, n = row["wheels"], row["pack"], row["now"]
         lines.append(f"| {lang} | {row['files']} | {row['mb']:.2f} | {w['mb_per_s']:.2f} | "
-                     f"{p['mb_per_s']:.2f} | {row['ratio']:.2f} | {w['symbols']} → "
-                     f"{p['symbols']} | {'yes' if row['ok'] else '**no**'} |")
+                     f"{p['mb_per_s']:.2f} | {row['ratio']:.2f} | "
+                     f"{'yes' if row['ok'] else '**no**'} | {n['mb_per_s']:.2f} | "
+                     f"{row['now_ratio']:.2f} | {w['symbols']} → {p['symbols']} → "
+                     f"{n['symbols']} |")
     sizes = result["sizes"]
 
     def mb(value: int | None) -> str:

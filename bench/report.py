@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from bench import compare_ctags, measure_languages
 from bench import quality as q
 from bench.fmt import f1, f2, loads, ratio, ratio_spread, spread, verdict
 from bench.goals import bottlenecks, goals
@@ -358,6 +359,22 @@ def synthetic_section(r: dict[str, Any]) -> Lines:
     return [*out, ""]
 
 
+def languages_section(r: dict[str, Any]) -> Lines:
+    out: Lines = []
+    if r.get("languages"):
+        out += ["## Grammars: tree-sitter-language-pack against the per-language wheels "
+                "(bench/measure_languages.py)", "",
+                "CPU seconds of `extract` in a child process per side, the same files, passes "
+                "alternating; the goal is at most 10% slower in every language.", "",
+                measure_languages.report(r["languages"]), ""]
+    if r.get("ctags_languages"):
+        out += ["## Other languages against universal-ctags (bench/compare_ctags.py)", "",
+                "A cold index of each tree against `ctags -R` on the same files; \"missed\" "
+                "counts ctags definitions kebab has neither by name nor by line.", "",
+                compare_ctags.report(r["ctags_languages"], 5), ""]
+    return out
+
+
 def bottlenecks_section(r: dict[str, Any]) -> Lines:
     items = bottlenecks(r, (r.get("server") or {}).get("workers", 1))
     if not items:
@@ -379,7 +396,8 @@ def steps_section(r: dict[str, Any]) -> Lines:
 SECTIONS: tuple[Callable[[dict[str, Any]], Lines], ...] = (
     header, corpora_section, index_section, embedding_section, cli_section, server_section,
     background_section, pool_probe_section, peers_exact_section, peers_symbols_section,
-    goals_section, quality_section, synthetic_section, bottlenecks_section, steps_section,
+    goals_section, quality_section, synthetic_section, languages_section, bottlenecks_section,
+    steps_section,
 )
 
 

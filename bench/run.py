@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cli_latency, config, corpora
+from bench import cli_latency, compare_ctags, config, corpora, measure_languages
 from bench.config import (
     COLD_PASSES,
     EMBED_SAMPLE,
@@ -125,6 +125,10 @@ def measure(r: dict[str, Any], work: Path) -> None:
     _step(r, "pyright", lambda: pyright_peer(main_corpus.root, qs, work))
     _step(r, "synthetic_symbols", synthetic_symbols)
     _step(r, "save_profile", lambda: save_profile(main_corpus, index_root, qs.edit_files[0]))
+    _step(r, "languages", lambda: measure_languages.measure(
+        measure_languages.BASELINE, PASSES, 0.5 if QUICK else 3.0))
+    _step(r, "ctags_languages", lambda: [compare_ctags.compare(c, work / "ctags-languages")
+                                         for c in compare_ctags.CORPORA])
     _step(r, "quality", lambda: quality(work))
 
 
