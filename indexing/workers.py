@@ -28,6 +28,17 @@ DEADLINE_S = 20.0
 DEADLINE_S_PER_MB = 20.0
 
 
+#: How long a new worker may take to start (spawn, imports) before its first item's deadline
+#: starts: on a loaded machine importing the grammars can take seconds, and that time is not
+#: the file's. A worker that does not start within this is ended like a stalled one.
+STARTUP_S = 120.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Ready:
+    """A worker's first message: its imports are done, deadlines may start."""
+
+
 @dataclass(frozen=True, slots=True)
 class Failed:
     """An item whose worker crashed or ran past its deadline."""
@@ -51,6 +62,10 @@ def _serve(conn: Connection, target: str, owner: int) -> None:
     watch_owner(owner)
     module, name = target.split(":")
     fn = getattr(importlib.import_module(module), name)
+    try:
+        conn.send(_Ready())
+    except OSError:
+        return
     while True:
         try:
             item = conn.recv()
@@ -73,7 +88,13 @@ class _Worker:
         self.process.start()
         child.close()
         self.index = -1  # the item it works on, -1 when idle
+        self.size = 0  # that item's size
+        self.ready = False  # its imports are done (it said `_Ready`)
         self.deadline = 0.0
+
+    def give(self, index: int, size: int) -> None:
+        self.index, self.size = index, size
+        self.deadline = time.monotonic() + (deadline_for(size) if self.ready else STARTUP_S)
 
     def stop(self, now: bool = False) -> None:
         try:
@@ -112,8 +133,7 @@ class Workers:
                        and (not self.ahead or following - emitted < self.ahead)):
                     worker = self._idle.pop() if self._idle else _Worker(self.context,
                                                                          self.target)
-                    worker.index = following
-                    worker.deadline = time.monotonic() + deadline_for(size_of(todo[following]))
+                    worker.give(following, size_of(todo[following]))
                     try:
                         worker.conn.send(todo[following])
                     except OSError:  # it died while idle: the item goes to a new one
@@ -132,12 +152,17 @@ class Workers:
                 for worker in list(busy):
                     if worker.conn in ready:
                         try:
-                            results[worker.index] = worker.conn.recv()
+                            answer = worker.conn.recv()
                         except (EOFError, OSError):
                             results[worker.index] = Failed("grammar crashed")
                             busy.remove(worker)
                             worker.stop(now=True)
                             continue
+                        if isinstance(answer, _Ready):  # started: the file's own time begins
+                            worker.ready = True
+                            worker.give(worker.index, worker.size)
+                            continue
+                        results[worker.index] = answer
                         busy.remove(worker)
                         self._idle.append(worker)
                     elif now >= worker.deadline:

@@ -63,6 +63,19 @@ def test_a_crashing_or_hanging_grammar_costs_its_file(
             indexer._small_plan_workers.close()
 
 
+def test_a_file_deadline_starts_when_its_worker_has_started(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new worker's imports (3 s here) do not count against the first file it is given (a
+    1 s deadline): on a loaded machine the spawn alone can outlast a deadline, and the file
+    would be reported as a stalled parse that never was."""
+    monkeypatch.setattr(workers, "DEADLINE_S", 1.0)
+    pool = Workers(2, pool_context(), "worker_slow_start:double")
+    try:
+        assert list(pool.map(range(4), lambda n: 0)) == [0, 2, 4, 6]
+    finally:
+        pool.close()
+
+
 def test_a_worker_whose_parent_drops_its_pipe_exits_quietly(
         capfd: pytest.CaptureFixture[str]) -> None:
     """The parent abandons a worker with its answer unread (a scan stopped by a full disk or a
