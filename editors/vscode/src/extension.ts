@@ -1,5 +1,5 @@
-// The kebab VS Code extension: starts kebab-lsp over stdio and adds a search QuickPick, index
-// commands and a status bar item on top of it. Workspace symbols (Ctrl+T) need no code here:
+// The kebab VS Code extension: starts kebab-lsp over stdio and adds QuickPicks for search, usages
+// and similar code, index commands and a status bar item on top of it. Workspace symbols (Ctrl+T) need no code here:
 // the language client wires the server's workspace/symbol into VS Code's own picker.
 import { execFile } from 'child_process';
 import * as fs from 'fs';
@@ -7,9 +7,11 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import {
+  ErrorCodes,
   LanguageClient,
   LanguageClientOptions,
   ResponseError,
+  LSPErrorCodes,
   RevealOutputChannelOn,
   ServerOptions,
   State,
@@ -23,7 +25,9 @@ const SEARCH_PROMPT = 'Search the workspace (kebab)';
 const SERVER_SETTINGS = [
   'indexDir',
   'exclude',
+  'languages',
   'maxFileBytes',
+  'includeSecrets',
   'workers',
   'defaultMode',
   'defaultK',
@@ -33,6 +37,7 @@ const SERVER_SETTINGS = [
   'embedThreads',
   'modelDir',
   'rrfK',
+  'provideReferences',
 ] as const;
 const RESTART_SETTINGS = ['serverPath', 'serverArgs', 'interpreter'];
 // The oldest server this extension works with (its serverInfo.version, from `initialize`).
@@ -41,6 +46,8 @@ const PROBE_TIMEOUT_MS = 15000;
 const POLL_BUILDING_MS = 1000;
 const POLL_IDLE_MS = 5000;
 const HIT_FLASH_MS = 1500;
+// Usages asked for at once (as :KebabUsages); the title says when there are more.
+const USAGES_K = 100;
 
 // ---- the wire shapes (kebab_lsp/schema/search.v1.json, kebab_lsp/features/status.py) ----
 
@@ -52,8 +59,16 @@ interface WireRange {
   start: WirePosition;
   end: WirePosition;
 }
+/** How a usage hit (kebab/references, or a search answered as usages) uses the name. */
+interface UsageRef {
+  kind: 'import' | 'call' | 'identifier' | 'string';
+  name: string;
+  /** The text a call is made on (`self.store` in `self.store.write()`), else null. */
+  receiver: string | null;
+}
 interface SearchHit {
   path: string;
+  /** The cited definition or chunk. */
   location: { uri: string; range: WireRange };
   /** The best match inside the cited definition or chunk: where the cursor goes. */
   selection?: WireRange;
@@ -64,16 +79,38 @@ interface SearchHit {
   lang: string;
   snippet: { text: string; line: number; highlights: { start: number; end: number }[] };
   score: number;
+  ref?: UsageRef;
 }
+/** One file of a grouped answer (`group: true`). */
+interface FileGroup {
+  path: string;
+  uri: string;
+  lang: string;
+  doc: string;
+  defines: { name: string; kind: string; selection: WireRange }[];
+  hits: number;
+  score: number;
+}
+interface SearchMeta {
+  warnings: string[];
+  total_matches: number;
+  count_accuracy: 'exact' | 'lower_bound';
+  mode: string;
+  /** The route the server chose and the rule that chose it (absent from old servers). */
+  intent?: { name: string; rule: string } | null;
+  index: { building: boolean; files: number };
+}
+/** kebab/search without `group`, kebab/references and kebab/similar. */
 interface SearchResponse {
   hits: SearchHit[];
-  meta: {
-    warnings: string[];
-    total_matches: number;
-    count_accuracy: 'exact' | 'lower_bound';
-    mode: string;
-    index: { building: boolean; files: number };
-  };
+  meta: SearchMeta;
+}
+/** kebab/search with `group: true`. */
+interface GroupedResponse {
+  definitions: SearchHit[];
+  files: FileGroup[];
+  blocks: SearchHit[];
+  meta: SearchMeta;
 }
 interface FolderStatus {
   uri: string;
@@ -91,8 +128,15 @@ interface StatusResponse {
   building: boolean;
 }
 
-interface HitItem extends vscode.QuickPickItem {
-  hit: SearchHit;
+/** Where picking a row goes: the cursor at the start of `range`, which flashes. */
+interface Jump {
+  uri: string;
+  path: string;
+  range: WireRange;
+}
+/** A QuickPick row: a jump, or a separator (no jump). */
+interface PickItem extends vscode.QuickPickItem {
+  jump?: Jump;
 }
 
 // ---- settings ----
@@ -298,6 +342,8 @@ class KebabExtension implements vscode.Disposable {
       this.statusItem,
       this.flash,
       vscode.commands.registerCommand('kebab.search', (query?: string) => this.search(query)),
+      vscode.commands.registerCommand('kebab.findUsages', () => this.findUsages()),
+      vscode.commands.registerCommand('kebab.findSimilar', () => this.findSimilar()),
       vscode.commands.registerCommand('kebab.status', () => this.showStatus()),
       vscode.commands.registerCommand('kebab.restartServer', () => this.restart()),
       vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
@@ -524,44 +570,212 @@ class KebabExtension implements vscode.Disposable {
     if (!client) {
       return;
     }
-    let response: SearchResponse;
+    let response: SearchResponse | GroupedResponse;
     try {
       response = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: `Kebab: searching for "${query}"` },
-        () => client.sendRequest<SearchResponse>('kebab/search', { query }),
+        async () => {
+          try {
+            return await client.sendRequest<SearchResponse | GroupedResponse>('kebab/search', { query, group: true });
+          } catch (err) {
+            // A server older than grouped answers rejects the unknown param: ask it for one list.
+            if (err instanceof ResponseError && err.code === ErrorCodes.InvalidParams && /'group'/.test(err.message)) {
+              return client.sendRequest<SearchResponse>('kebab/search', { query });
+            }
+            throw err;
+          }
+        },
       );
     } catch (err) {
-      vscode.window.showErrorMessage(`Kebab: search failed: ${errorText(err)}`);
+      this.requestFailed('search', 'kebab/search', err);
       return;
     }
-    const warnings = [...(response.meta?.warnings ?? [])];
-    if (response.meta?.index?.building && !warnings.some((w) => /build|index/i.test(w))) {
-      warnings.push('the index is still being built; results may be incomplete');
-    }
-    if (response.hits.length === 0) {
-      const extra = warnings.length ? ` (${warnings.join('; ')})` : '';
-      vscode.window.showInformationMessage(`Kebab: no results for "${query}"${extra}.`);
+    const warnings = answerWarnings(response.meta);
+    // Definitions, files, blocks, each under its separator; a server that does not group
+    // (older than `group`) answers with one ranked list, shown as it is.
+    const groups: [string, PickItem[]][] = 'hits' in response
+      ? [['', response.hits.map(hitItem)]]
+      : [
+        ['Definitions', (response.definitions ?? []).map(hitItem)],
+        ['Files', (response.files ?? []).map(fileItem)],
+        ['Blocks', (response.blocks ?? []).map(hitItem)],
+      ];
+    const hits = 'hits' in response ? response.hits.length
+      : (response.definitions?.length ?? 0) + (response.blocks?.length ?? 0);
+    if (groups.every(([, items]) => items.length === 0)) {
+      vscode.window.showInformationMessage(`Kebab: no results for "${query}"${inParens(warnings)}.`);
       return;
     }
-    await this.pickHit(query, response, warnings);
+    const items: PickItem[] = [];
+    for (const [label, rows] of groups) {
+      if (rows.length) {
+        items.push(...(label ? [separator(label)] : []), ...rows);
+      }
+    }
+    const intent = response.meta?.intent;
+    const how = intent ? ` (${intent.name}: ${intent.rule})` : '';
+    await this.pick(`Kebab: ${hits} of ${countOf(response.meta, hits)} results for "${query}"${how}`, warnings, items);
   }
 
-  private pickHit(query: string, response: SearchResponse, warnings: string[]): Promise<void> {
-    const pick = vscode.window.createQuickPick<HitItem>();
-    const total = response.meta?.total_matches ?? response.hits.length;
-    const count = response.meta?.count_accuracy === 'lower_bound' ? `${total}+` : `${total}`;
-    pick.title = `Kebab: ${response.hits.length} of ${count} results for "${query}"`
-      + (warnings.length ? ` — ⚠ ${warnings.join('; ')}` : '');
+  // -- Kebab: Find Usages --
+
+  /** The usages of the name under the cursor (kebab/references), grouped by file. */
+  async findUsages(): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+      vscode.window.showInformationMessage('Kebab: Find Usages needs a file: open one and put the cursor on a name.');
+      return;
+    }
+    const doc = editor.document;
+    if (doc.uri.scheme !== 'file') {
+      vscode.window.showInformationMessage('Kebab: Find Usages works in files of a workspace folder; this editor shows no file on disk.');
+      return;
+    }
+    const at = editor.selection.active;
+    const word = doc.getWordRangeAtPosition(at);
+    if (!word) {
+      vscode.window.showInformationMessage(
+        `Kebab: no name under the cursor (line ${at.line + 1}, column ${at.character + 1}); put it on a name to find its usages.`);
+      return;
+    }
+    const name = doc.getText(word);
+    const client = await this.runningClient();
+    if (!client) {
+      return;
+    }
+    let response: SearchResponse;
+    try {
+      response = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `Kebab: finding usages of "${name}"` },
+        () => client.sendRequest<SearchResponse>('kebab/references', {
+          textDocument: { uri: doc.uri.toString() },
+          position: { line: at.line, character: at.character },
+          k: USAGES_K,
+        }),
+      );
+    } catch (err) {
+      this.requestFailed(`Find Usages of "${name}"`, 'kebab/references', err);
+      return;
+    }
+    const warnings = answerWarnings(response.meta);
+    if (doc.isDirty) {
+      warnings.push(`${path.basename(doc.fileName)} has unsaved changes; the index knows it as last saved`);
+    }
+    const used = response.hits.find((h) => h.ref)?.ref?.name ?? name;
+    if (response.hits.length === 0) {
+      vscode.window.showInformationMessage(`Kebab: no usages of "${used}" found${inParens(warnings)}.`);
+      return;
+    }
+    // One separator per file, files in the order of their best usage, each file's usages in
+    // the server's order (calls and imports before bare mentions).
+    const byFile = new Map<string, SearchHit[]>();
+    for (const hit of response.hits) {
+      const list = byFile.get(hit.location.uri) ?? [];
+      list.push(hit);
+      byFile.set(hit.location.uri, list);
+    }
+    const items: PickItem[] = [];
+    for (const hits of byFile.values()) {
+      items.push(separator(hits[0].path), ...hits.map(hitItem));
+    }
+    const n = response.hits.length;
+    await this.pick(`Kebab: ${n} of ${countOf(response.meta, n)} usages of "${used}" in ${plural(byFile.size, 'file')}`,
+      warnings, items);
+  }
+
+  // -- Kebab: Find Similar Code --
+
+  /**
+   * Code like the selection (kebab/similar), the selection itself left out. With an empty
+   * selection, the cursor's line (as :KebabSimilar without a range in Neovim).
+   */
+  async findSimilar(): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+      vscode.window.showInformationMessage('Kebab: Find Similar Code needs a file: open one and select some code.');
+      return;
+    }
+    const doc = editor.document;
+    const range = similarRange(doc, editor.selection);
+    if (!range) {
+      vscode.window.showInformationMessage(
+        'Kebab: Find Similar Code needs some code: select it, or put the cursor on a line that has some.');
+      return;
+    }
+    const lines = range.start.line === range.end.line
+      ? `${range.start.line + 1}` : `${range.start.line + 1}-${range.end.line + 1}`;
+    const where = `${vscode.workspace.asRelativePath(doc.uri)}:${lines}`;
+    // A saved file is sent as a range, which the server reads from its index and leaves out of
+    // the answer; an unsaved or untitled one as the text on screen.
+    const onDisk = doc.uri.scheme === 'file' && !doc.isDirty;
+    const params = onDisk
+      ? { textDocument: { uri: doc.uri.toString() }, range: wireRange(range) }
+      : { text: doc.getText(range) };
+    const client = await this.runningClient();
+    if (!client) {
+      return;
+    }
+    let response: SearchResponse;
+    try {
+      response = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `Kebab: finding code similar to ${where}` },
+        () => client.sendRequest<SearchResponse>('kebab/similar', params),
+      );
+    } catch (err) {
+      this.requestFailed(`Find Similar Code for ${where}`, 'kebab/similar', err);
+      return;
+    }
+    const warnings = answerWarnings(response.meta);
+    if (!onDisk && doc.uri.scheme === 'file') {
+      warnings.push('unsaved changes: searched for the text on screen, so its saved copy may be listed too');
+    }
+    if (response.hits.length === 0) {
+      vscode.window.showInformationMessage(`Kebab: no code similar to ${where} found${inParens(warnings)}.`);
+      return;
+    }
+    const n = response.hits.length;
+    await this.pick(`Kebab: ${n} of ${countOf(response.meta, n)} blocks similar to ${where}`, warnings,
+      response.hits.map(hitItem));
+  }
+
+  // -- the shared picker and jump --
+
+  /**
+   * A request that failed: cancelled is quiet, a stopped server says so, a server without the
+   * method says it needs a newer one, and the rest (InvalidParams, a stale handle, ...) shows the
+   * server's message and code.
+   */
+  private requestFailed(what: string, method: string, err: unknown): void {
+    if (err instanceof ResponseError && err.code === LSPErrorCodes.RequestCancelled) {
+      return;
+    }
+    const client = this.client;
+    if (!client || client.state !== State.Running) {
+      this.notRunning();
+      return;
+    }
+    if (err instanceof ResponseError && err.code === ErrorCodes.MethodNotFound) {
+      vscode.window.showErrorMessage(`Kebab: ${what} needs a newer kebab-lsp: the running server does not answer ${method}. `
+        + 'Clear "kebab.serverPath" to use the server bundled with this extension, or update yours.');
+      return;
+    }
+    vscode.window.showErrorMessage(`Kebab: ${what} failed: ${errorText(err)}`);
+  }
+
+  private pick(title: string, warnings: string[], items: PickItem[]): Promise<void> {
+    const pick = vscode.window.createQuickPick<PickItem>();
+    pick.title = title + (warnings.length ? ` — ⚠ ${warnings.join('; ')}` : '');
     pick.placeholder = 'Type to filter the results; Enter opens one';
     pick.matchOnDescription = true;
     pick.matchOnDetail = true;
-    pick.items = response.hits.map((hit) => hitItem(hit));
+    keepOrderWhileFiltering(pick);
+    pick.items = items;
     return new Promise<void>((resolve) => {
       pick.onDidAccept(async () => {
         const item = pick.selectedItems[0] ?? pick.activeItems[0];
         pick.hide();
-        if (item) {
-          await this.openHit(item.hit);
+        if (item?.jump) {
+          await this.open(item.jump);
         }
       });
       pick.onDidHide(() => {
@@ -572,10 +786,10 @@ class KebabExtension implements vscode.Disposable {
     });
   }
 
-  private async openHit(hit: SearchHit): Promise<void> {
+  private async open(jump: Jump): Promise<void> {
     try {
-      const uri = vscode.Uri.parse(hit.location.uri);
-      const r = hit.selection ?? hit.location.range;
+      const uri = vscode.Uri.parse(jump.uri);
+      const r = jump.range;
       const range = new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
       const doc = await vscode.workspace.openTextDocument(uri);
       const editor = await vscode.window.showTextDocument(doc, {
@@ -584,11 +798,13 @@ class KebabExtension implements vscode.Disposable {
       });
       editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
       editor.revealRange(new vscode.Range(range.start, range.start), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-      // Mark the whole hit for a moment, as Go to Symbol does, with the cursor at its start.
-      editor.setDecorations(this.flash, [range]);
-      setTimeout(() => editor.setDecorations(this.flash, []), HIT_FLASH_MS);
+      // Mark the whole match for a moment, as Go to Symbol does, with the cursor at its start.
+      if (!range.isEmpty) {
+        editor.setDecorations(this.flash, [range]);
+        setTimeout(() => editor.setDecorations(this.flash, []), HIT_FLASH_MS);
+      }
     } catch (err) {
-      vscode.window.showErrorMessage(`Kebab: cannot open ${hit.path}: ${errorText(err)}`);
+      vscode.window.showErrorMessage(`Kebab: cannot open ${jump.path}: ${errorText(err)}`);
     }
   }
 
@@ -726,15 +942,102 @@ const KIND_ICONS: Record<string, string> = {
   type_parameter: 'symbol-type-parameter',
 };
 
-function hitItem(hit: SearchHit): HitItem {
+/** "call on calculator", "import", ...: how a usage hit uses the name. */
+function refText(ref: UsageRef): string {
+  return ref.kind === 'call' && ref.receiver ? `call on ${ref.receiver}` : ref.kind;
+}
+
+/** A hit's row: its definition (or chunk) title, `path:line` of the match and its kind of use, the line. */
+function hitItem(hit: SearchHit): PickItem {
   const icon = KIND_ICONS[hit.kind] ?? 'file-text';
-  const line = (hit.selection ?? hit.location.range).start.line + 1;
+  const range = hit.selection ?? hit.location.range;
   return {
     label: `$(${icon}) ${hit.title}`,
-    description: `${hit.path}:${line}`,
+    description: `${hit.path}:${range.start.line + 1}` + (hit.ref ? ` · ${refText(hit.ref)}` : ''),
     detail: firstLine(hit),
-    hit,
+    jump: { uri: hit.location.uri, path: hit.path, range },
   };
+}
+
+/** A file's row (grouped search): its path, how many hits it holds, its top doc or outline. */
+function fileItem(file: FileGroup): PickItem {
+  const outline = (file.defines ?? []).map((d) => d.name);
+  const shown = outline.slice(0, 8).join(', ') + (outline.length > 8 ? ', …' : '');
+  const top = { line: 0, character: 0 };
+  return {
+    label: `$(file) ${file.path}`,
+    description: `${plural(file.hits, 'hit')} · ${file.lang}`,
+    detail: file.doc || (shown ? `defines ${shown}` : ''),
+    jump: { uri: file.uri, path: file.path, range: { start: top, end: top } },
+  };
+}
+
+/**
+ * Typing in the QuickPick filters its rows but keeps the server's order and the separators:
+ * VS Code re-sorts by label match and drops every separator unless `sortByLabel` is false.
+ * That property is not in the published API types yet (microsoft/vscode#73904); VS Code's
+ * extension host takes it all the same (the e2e test checks it in VS Code 1.139), and a host
+ * that refused it would keep its default.
+ */
+function keepOrderWhileFiltering(pick: vscode.QuickPick<PickItem>): void {
+  try {
+    (pick as vscode.QuickPick<PickItem> & { sortByLabel: boolean }).sortByLabel = false;
+  } catch {
+    // the default: sorted by label while filtering
+  }
+}
+
+function separator(label: string): PickItem {
+  return { label, kind: vscode.QuickPickItemKind.Separator };
+}
+
+function plural(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
+/** " (a; b)" or "". */
+function inParens(warnings: string[]): string {
+  return warnings.length ? ` (${warnings.join('; ')})` : '';
+}
+
+/** "12" or "12+" (a lower bound): how many matches the server counted. */
+function countOf(meta: SearchMeta | undefined, shown: number): string {
+  const total = meta?.total_matches ?? shown;
+  return meta?.count_accuracy === 'lower_bound' ? `${total}+` : `${total}`;
+}
+
+/** The answer's warnings, plus one when the index is still being built and none says so. */
+function answerWarnings(meta: SearchMeta | undefined): string[] {
+  const warnings = [...(meta?.warnings ?? [])];
+  if (meta?.index?.building && !warnings.some((w) => /build|index/i.test(w))) {
+    warnings.push('the index is still being built; results may be incomplete');
+  }
+  return warnings;
+}
+
+function wireRange(range: vscode.Range): WireRange {
+  return {
+    start: { line: range.start.line, character: range.start.character },
+    end: { line: range.end.line, character: range.end.character },
+  };
+}
+
+/**
+ * What Find Similar Code looks for: the selection, without a last line it only touches (lines
+ * selected whole end at column 0 of the next), or, with nothing selected, the cursor's line
+ * without its indentation. Undefined when that holds no code.
+ */
+export function similarRange(doc: vscode.TextDocument, selection: vscode.Selection): vscode.Range | undefined {
+  let range: vscode.Range;
+  if (selection.isEmpty) {
+    const line = doc.lineAt(selection.active.line);
+    range = new vscode.Range(line.lineNumber, line.firstNonWhitespaceCharacterIndex, line.lineNumber, line.text.length);
+  } else if (selection.end.character === 0 && selection.end.line > selection.start.line) {
+    range = new vscode.Range(selection.start, doc.lineAt(selection.end.line - 1).range.end);
+  } else {
+    range = new vscode.Range(selection.start, selection.end);
+  }
+  return doc.getText(range).trim() ? range : undefined;
 }
 
 // ---- entry points ----

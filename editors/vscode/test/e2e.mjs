@@ -1,7 +1,8 @@
 // End-to-end test of the kebab VS Code extension in a real VS Code (code-server 4.139.1 =
 // VS Code 1.139.1) driven by headless Chromium through playwright-core, typing as a person
-// does: F1 -> "Kebab: Search" -> query -> pick a row, and Ctrl+T -> symbol -> pick, asserting
-// the opened tab and the status bar's "Ln X, Col Y".
+// does: F1 -> "Kebab: Search" -> query -> pick a row, Ctrl+T -> symbol -> pick, and a cursor or
+// selection -> "Kebab: Find Usages" / "Kebab: Find Similar Code" -> pick a row, asserting the
+// QuickPick's title, rows and separators, the opened tab and the status bar's "Ln X, Col Y".
 //
 // Run through test/run.sh (which runs test/setup.sh first). Prints "N passed, M failed" last
 // and exits non-zero on any failure. Screenshots go to editors/vscode/.cache/screenshots/.
@@ -26,7 +27,7 @@ const CODE_SERVER = path.join(CACHE, 'code-server', 'node_modules', 'code-server
 // Only for the version handshake check: a real server that reports an old version.
 const REPO_PYTHON = path.join(REPO, '.venv', 'bin', 'python');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const TOTAL_TIMEOUT_MS = Number(process.env.KEBAB_E2E_TIMEOUT_MS || 300_000);
+const TOTAL_TIMEOUT_MS = Number(process.env.KEBAB_E2E_TIMEOUT_MS || 420_000);
 const STEP_TIMEOUT_MS = 20_000;
 const INDEX_TIMEOUT_MS = 90_000;
 
@@ -200,6 +201,42 @@ func CheapestShippingRate(rates []ShippingRate) ShippingRate {
 	return best
 }
 `,
+  // Two callers of compute_total_with_tax in two files (Find Usages), and two functions of the
+  // same shape in two files (Find Similar Code).
+  'src/billing/checkout.py': `"""Checkout: turns a cart into a charged invoice."""
+
+from billing.invoice import InvoiceCalculator, LineItem
+
+
+def checkout_total(items: list[LineItem]) -> float:
+    calculator = InvoiceCalculator(0.2)
+    return calculator.compute_total_with_tax(items)
+
+
+def largest_refund(refunds):
+    best = refunds[0]
+    for refund in refunds[1:]:
+        if refund.amount > best.amount:
+            best = refund
+    return best
+`,
+  'src/reports/monthly.py': `"""The monthly sales report."""
+
+from billing.invoice import InvoiceCalculator
+
+
+def monthly_revenue(invoices):
+    calc = InvoiceCalculator(0.2)
+    return sum(calc.compute_total_with_tax(items) for items in invoices)
+
+
+def largest_invoice(invoices):
+    best = invoices[0]
+    for invoice in invoices[1:]:
+        if invoice.amount > best.amount:
+            best = invoice
+    return best
+`,
   'README.md': `# Shop
 
 A tiny shop: invoices with sales tax, shipping rates, and network calls retried with backoff.
@@ -320,8 +357,79 @@ async function searchUntil(page, query, rowText) {
   fail(`no row ${JSON.stringify(rowText)} for ${JSON.stringify(query)} within ${INDEX_TIMEOUT_MS / 1000}s`);
 }
 
+/** The open QuickPick as shown: its title, and its rows in order, a separator as
+ * {separator: label} before the first row of its group, a row as {text, focused}. */
+async function readPick(page) {
+  const title = (await page.locator(SEL.quickInputTitle).innerText()).trim();
+  const entries = await page.evaluate(() => {
+    const rows = [...document.querySelectorAll('.quick-input-widget .quick-input-list .monaco-list-row')]
+      .sort((a, b) => Number(a.dataset.index) - Number(b.dataset.index));
+    const out = [];
+    for (const row of rows) {
+      const entry = row.querySelector('.quick-input-list-entry');
+      // A separator is drawn either as a row of its own or as a label on its group's first row.
+      if (entry && entry.classList.contains('quick-input-list-separator-as-item')) {
+        out.push({ separator: row.innerText.trim() });
+        continue;
+      }
+      const label = row.querySelector('.quick-input-list-separator');
+      if (label && label.textContent.trim() && getComputedStyle(label).display !== 'none') {
+        out.push({ separator: label.textContent.trim() });
+      }
+      const copy = row.cloneNode(true);
+      copy.querySelectorAll('.quick-input-list-separator').forEach((e) => e.remove());
+      out.push({ text: copy.innerText.replace(/\s+/g, ' ').trim(), focused: row.classList.contains('focused') });
+    }
+    return out;
+  });
+  return {
+    title,
+    entries,
+    separators: entries.filter((e) => 'separator' in e).map((e) => e.separator),
+    rows: entries.filter((e) => 'text' in e),
+  };
+}
+
+/** Waits for a QuickPick whose title matches `pattern`, then reads it. */
+async function waitForPick(page, pattern) {
+  await page.locator(SEL.quickInputTitle).filter({ hasText: pattern }).waitFor({ state: 'visible' });
+  await page.locator(SEL.rows).first().waitFor({ state: 'visible' });
+  await sleep(200); // let the list settle
+  return readPick(page);
+}
+
+/** Focuses row `index` of the open QuickPick with the arrow keys, as a person would, and opens it. */
+async function openRow(page, index) {
+  await page.locator(SEL.quickInputBox).focus();
+  for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown');
+  const { rows } = await readPick(page);
+  const focused = rows.findIndex((r) => r.focused);
+  if (focused !== index) fail(`row ${focused} is focused, not row ${index}: ${JSON.stringify(rows.map((r) => r.text))}`);
+  await page.keyboard.press('Enter');
+}
+
+/** Opens `rel` with the cursor at 1-based `line`, `col`: F1, then the palette's file mode (no
+ * prefix) and its go-to-line mode (":line:col"), as typed. */
+async function openAt(page, rel, line, col) {
+  const box = page.locator(SEL.quickInputBox);
+  await closeQuickInput(page);
+  await page.keyboard.press('F1');
+  await box.waitFor({ state: 'visible' });
+  await box.fill(rel);
+  await page.locator(SEL.rows).filter({ hasText: path.basename(rel) }).first().waitFor({ state: 'visible' });
+  await page.keyboard.press('Enter');
+  await expectEditorAt(page, path.basename(rel), null, null);
+  await page.keyboard.press('F1');
+  await box.waitFor({ state: 'visible' });
+  await box.fill(`:${line}:${col}`);
+  await sleep(200);
+  await page.keyboard.press('Enter');
+  await expectEditorAt(page, path.basename(rel), line, col);
+}
+
 async function expectEditorAt(page, tabName, line, col) {
-  const want = col === null ? new RegExp(`^Ln ${line}, Col \\d+$`) : `Ln ${line}, Col ${col}`;
+  const want = line === null ? /^Ln \d+, Col \d+/
+    : col === null ? new RegExp(`^Ln ${line}, Col \\d+$`) : `Ln ${line}, Col ${col}`;
   const until = Date.now() + STEP_TIMEOUT_MS;
   let tab = '';
   let lnCol = '';
@@ -333,6 +441,16 @@ async function expectEditorAt(page, tabName, line, col) {
     await sleep(100);
   }
   fail(`expected tab ${JSON.stringify(tabName)} at ${JSON.stringify(String(want))}, got tab ${JSON.stringify(tab)} at ${JSON.stringify(lnCol)}`);
+}
+
+/** After a failed check: closes what it left open (a modal dialog, such as VS Code's "command
+ * not found", blocks every later key press), so the next checks start from a usable window. */
+async function recover(page) {
+  for (let i = 0; i < 3 && (await page.locator('.monaco-dialog-box').count()); i++) {
+    await page.keyboard.press('Escape');
+    await sleep(200);
+  }
+  await closeQuickInput(page);
 }
 
 async function check(name, fn) {
@@ -347,6 +465,7 @@ async function check(name, fn) {
     if (currentPage) {
       const file = await shot(currentPage, `FAIL-${name.replace(/[^a-z0-9]+/gi, '-')}`);
       log(`     screenshot: ${file}`);
+      await recover(currentPage).catch((e) => log(`     could not recover: ${e.message}`));
     }
   }
 }
@@ -549,6 +668,142 @@ async function main() {
     await shot(page, 'workspace-symbol-opened');
   });
 
+  const checkout = FILES['src/billing/checkout.py'];
+  const monthly = FILES['src/reports/monthly.py'];
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+  await check('Kebab: Search groups its results under Definitions, Files and Blocks; a file row opens the file', async () => {
+    await searchUntil(page, 'monthly sales report', 'src/reports/monthly.py');
+    // Narrow the list to what fits on screen by typing in it, as a person would: the groups
+    // and their separators stay, in the server's order.
+    await page.locator(SEL.quickInputBox).pressSequentially('monthly', { delay: 10 });
+    await sleep(300);
+    const pick = await readPick(page);
+    log(`  ${pick.title}`);
+    log(`  ${pick.entries.map((e) => e.separator ? `[${e.separator}]` : e.text).join(' | ')}`);
+    if (!same(pick.separators, ['Definitions', 'Files', 'Blocks'])) fail(`separators: ${JSON.stringify(pick.separators)}`);
+    // Each separator heads its own kind of row: definitions, then file rows, then blocks.
+    const files = pick.entries.findIndex((e) => e.separator === 'Files');
+    const blocks = pick.entries.findIndex((e) => e.separator === 'Blocks');
+    const fileRows = pick.entries.slice(files + 1, blocks);
+    if (!fileRows.length || !fileRows.every((r) => /^\S+\.\w+ ?\d+ hits? · \w+/.test(r.text))) {
+      fail(`the Files group: ${JSON.stringify(fileRows)}`);
+    }
+    const index = pick.rows.findIndex((r) => r.text.startsWith('src/reports/monthly.py'));
+    if (index < 0) fail('no file row for src/reports/monthly.py');
+    if (!pick.rows[index].text.includes('The monthly sales report.')) fail(`file row: ${pick.rows[index].text}`);
+    await shot(page, 'search-grouped');
+    await openRow(page, index);
+    await expectEditorAt(page, 'monthly.py', 1, 1);
+  });
+
+  await check('Kebab: Search answers "who calls X" with usages, says so, and jumps to the call', async () => {
+    await searchUntil(page, 'who calls compute_total_with_tax', 'call on calculator');
+    const pick = await readPick(page);
+    log(`  ${pick.title}`);
+    if (!pick.title.includes('(usage: who calls X)')) fail(`title lacks the route taken: ${pick.title}`);
+    if (!same(pick.separators, ['Files', 'Blocks'])) fail(`separators: ${JSON.stringify(pick.separators)}`);
+    const index = pick.rows.findIndex((r) => r.text.includes('src/billing/checkout.py:8 · call on calculator'));
+    if (index < 0) fail(`no usage row for checkout.py:8: ${JSON.stringify(pick.rows.map((r) => r.text))}`);
+    await openRow(page, index);
+    const { line, col } = lineCol(checkout, 'compute_total_with_tax(items)');
+    await expectEditorAt(page, 'checkout.py', line, col);
+  });
+
+  await check('Kebab: Find Usages lists the name\'s usages under one separator per file and jumps to one', async () => {
+    const def = lineCol(invoice, 'compute_total_with_tax(self');
+    await openAt(page, 'src/billing/invoice.py', def.line, def.col + 3); // inside the name
+    await runCommand(page, 'Kebab: Find Usages');
+    const pick = await waitForPick(page, /usages of/);
+    log(`  ${pick.title}`);
+    log(`  ${pick.entries.map((e) => e.separator ? `[${e.separator}]` : e.text).join(' | ')}`);
+    if (pick.title !== 'Kebab: 2 of 2 usages of "compute_total_with_tax" in 2 files') fail(`title: ${pick.title}`);
+    if (!same(pick.separators, ['src/billing/checkout.py', 'src/reports/monthly.py'])) {
+      fail(`separators: ${JSON.stringify(pick.separators)}`);
+    }
+    const want = [
+      ['checkout_total', 'src/billing/checkout.py:8 · call on calculator', 'return calculator.compute_total_with_tax(items)'],
+      ['monthly_revenue', 'src/reports/monthly.py:8 · call on calc', 'return sum(calc.compute_total_with_tax(items) for items in invoices)'],
+    ];
+    if (pick.rows.length !== 2) fail(`${pick.rows.length} rows`);
+    pick.rows.forEach((row, i) => {
+      if (!want[i].every((part) => row.text.includes(part))) fail(`row ${i}: ${JSON.stringify(row.text)}, want ${JSON.stringify(want[i])}`);
+    });
+    // Each separator comes right before its file's row.
+    const order = pick.entries.map((e) => e.separator ?? (e.text.startsWith('checkout_total') ? 'checkout_total'
+      : e.text.startsWith('monthly_revenue') ? 'monthly_revenue' : e.text));
+    if (!same(order, ['src/billing/checkout.py', 'checkout_total', 'src/reports/monthly.py', 'monthly_revenue'])) {
+      fail(`order: ${JSON.stringify(pick.entries)}`);
+    }
+    await shot(page, 'usages');
+    await openRow(page, 1);
+    const { line, col } = lineCol(monthly, 'compute_total_with_tax(items) for');
+    await expectEditorAt(page, 'monthly.py', line, col);
+  });
+
+  await check('Kebab: Find Usages of a name nothing uses says so, with no empty picker', async () => {
+    await clearToasts(page);
+    const def = lineCol(checkout, 'largest_refund');
+    await openAt(page, 'src/billing/checkout.py', def.line, def.col);
+    await runCommand(page, 'Kebab: Find Usages');
+    const toast = page.locator(SEL.toast).filter({ hasText: 'Kebab: no usages of "largest_refund" found' });
+    await toast.first().waitFor({ state: 'visible' });
+    if (await page.locator(SEL.quickInputTitle).filter({ hasText: /usages of/ }).isVisible()) fail('a picker is open');
+    await clearToasts(page);
+  });
+
+  await check('Kebab: Find Usages on a word the index has no name for shows the server\'s error', async () => {
+    await clearToasts(page);
+    const word = lineCol(invoice, 'totals printed');
+    await openAt(page, 'src/billing/invoice.py', word.line, word.col + 2); // in the docstring
+    await runCommand(page, 'Kebab: Find Usages');
+    const toast = page.locator(SEL.toast).filter({ hasText: 'Kebab: Find Usages of "totals" failed' });
+    await toast.first().waitFor({ state: 'visible' });
+    const text = await toast.first().innerText();
+    if (!text.includes('no name at') || !text.includes('-32602')) fail(`error message: ${JSON.stringify(text)}`);
+    await sleep(700);
+    await shot(page, 'usages-error');
+    await clearToasts(page);
+  });
+
+  await check('Kebab: Find Similar Code on a selection lists the code like it, itself left out, and jumps', async () => {
+    const first = lineCol(checkout, 'def largest_refund').line;
+    const last = lineCol(checkout, '    return best').line;
+    await openAt(page, 'src/billing/checkout.py', first, 1);
+    for (let i = first; i < last; i++) await page.keyboard.press('Shift+ArrowDown');
+    await page.keyboard.press('Shift+End');
+    await runCommand(page, 'Kebab: Find Similar Code');
+    const pick = await waitForPick(page, /similar to/);
+    log(`  ${pick.title}`);
+    log(`  ${pick.rows.map((r) => r.text).join(' | ')}`);
+    if (!new RegExp(`^Kebab: \\d+ of \\d+\\+? blocks similar to src/billing/checkout\\.py:${first}-${last}( |$)`).test(pick.title)) {
+      fail(`title: ${pick.title}`);
+    }
+    if (!pick.rows[0].text.startsWith('largest_invoice') || !pick.rows[0].text.includes('src/reports/monthly.py:14')) {
+      fail(`first row: ${JSON.stringify(pick.rows[0].text)}`);
+    }
+    if (pick.rows.some((r) => r.text.startsWith('largest_refund'))) fail('the selection itself is listed');
+    await shot(page, 'similar');
+    await openRow(page, 0);
+    const { line, col } = lineCol(monthly, 'if invoice.amount');
+    await expectEditorAt(page, 'monthly.py', line, col);
+  });
+
+  await check('Kebab: Find Similar Code with nothing selected looks for the cursor\'s line', async () => {
+    const at = lineCol(checkout, 'if refund.amount');
+    await openAt(page, 'src/billing/checkout.py', at.line, at.col + 4);
+    await runCommand(page, 'Kebab: Find Similar Code');
+    const pick = await waitForPick(page, /similar to/);
+    log(`  ${pick.title}`);
+    if (!pick.title.includes(`similar to src/billing/checkout.py:${at.line}`) || pick.title.includes(`:${at.line}-`)) {
+      fail(`title: ${pick.title}`);
+    }
+    if (!pick.rows[0].text.startsWith('largest_invoice')) fail(`first row: ${JSON.stringify(pick.rows[0].text)}`);
+    await openRow(page, 0);
+    const { line, col } = lineCol(monthly, 'if invoice.amount');
+    await expectEditorAt(page, 'monthly.py', line, col);
+  });
+
   await check('the server that answers is the bundled one, run by a Python from PATH', async () => {
     const ps = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).stdout.split('\n');
     const running = ps.filter((line) => line.includes(launcher));
@@ -630,6 +885,28 @@ async function main() {
     await shot(page, 'setting-changed');
     await editSettings(baseSettings);
     await item.filter({ hasText: `Kebab: ${total} files` }).first().waitFor({ state: 'visible', timeout: 30_000 });
+  });
+
+  await check('Kebab: Find Similar Code shows the server\'s warning when it answers without vectors', async () => {
+    await editSettings({ ...baseSettings, 'kebab.embed': false });
+    const at = lineCol(checkout, 'if refund.amount');
+    await openAt(page, 'src/billing/checkout.py', at.line, at.col);
+    // The server reopens the index with the new setting a moment after the change.
+    const until = Date.now() + 30_000;
+    let pick;
+    for (;;) {
+      await runCommand(page, 'Kebab: Find Similar Code');
+      pick = await waitForPick(page, /similar to/);
+      if (pick.title.includes('embeddings are off') || Date.now() > until) break;
+      await closeQuickInput(page);
+      await sleep(500);
+    }
+    log(`  ${pick.title}`);
+    if (!pick.title.includes('— ⚠ embeddings are off; answered with lexical search')) fail(`title: ${pick.title}`);
+    if (!pick.rows[0].text.startsWith('largest_invoice')) fail(`first row: ${JSON.stringify(pick.rows[0].text)}`);
+    await shot(page, 'similar-lexical');
+    await closeQuickInput(page);
+    await editSettings(baseSettings);
   });
 
   await check('the Python extension\'s selected interpreter is used before PATH', async () => {
