@@ -34,6 +34,9 @@ def similar(searcher: Searcher, text: str, k: int, filters: Filters,
     hits = result.hits
     if exclude is not None:
         hits = [h for h in hits if not excluded(h, *exclude)]
+        # The code itself is no match of its own question: not in the count either.
+        result.meta.total_matches = max(0, result.meta.total_matches
+                                        - (len(result.hits) - len(hits)))
     result.hits = hits[:k]
     result.meta.warnings.extend(warnings)
     return result

@@ -252,6 +252,9 @@ async def test_similar_without_vectors_falls_back_and_leaves_out_the_code(
         assert not (h["path"] == "lib/store.py" and h["lines"]["start"] <= first + 1
                     and first <= h["lines"]["end"]), h
     assert "web/client.ts" in {h["path"] for h in result["hits"]}  # `s.write(2)` shares words
+    # Every match came back, and the code left out is not counted either.
+    assert (result["meta"]["total_matches"], result["meta"]["count_accuracy"]) == (
+        len(result["hits"]), "exact")
     text = valid(await call(s, "kebab/similar", {"text": "def write(self, row): pass"}))
     assert text["hits"][0]["title"] == "Store.write"  # with text, nothing is left out
 
