@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 MAX_DOC_CHARS = 500
-_COMMENT = re.compile(r"^\s*(?:#!.*|#|//+|/\*+|\*+/?|--|;+|%)\s?")
+_COMMENT = re.compile(r"^\s*(?:#!.*|#|//+!?|/\*+!?|\*+/?|--|;+|%)\s?")  # `//!` is Rust's
 _DOCSTRING = re.compile(r'^\s*[rRuUbB]?("""|\'\'\')(.*?)\1', re.DOTALL)
 
 

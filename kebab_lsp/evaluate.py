@@ -185,7 +185,8 @@ def run_eval(root: Path, options: Settings, run: EvalOptions, log: Log) -> dict[
             log(f"scoring nl_blanked ({len(nl)} queries) on a doc-blanked copy")
             report["sets"]["nl_blanked"] = _score_set(blank_ws, "nl_blanked", nl,
                                                       _baseline(blank_ws, embedder, log))
-            files = file_queries(ws.store.file_texts(), run.seed, run.per_set)
+            files = file_queries(ws.store.file_texts(), ws.store.all_symbols(), run.seed,
+                                 run.per_set)
             if files:
                 log(f"scoring file ({len(files)} queries) on the copy")
                 report["sets"]["file"] = _score_set(blank_ws, "file", files, None)

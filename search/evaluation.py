@@ -404,15 +404,18 @@ def blank_top_doc(text: str) -> str:
     return blank_docs(text, ["\n".join(lines)]) if lines else text
 
 
-def file_queries(files: Sequence[FileText], seed: int = 7, per_set: int = 50) -> list[EvalQuery]:
+def file_queries(files: Sequence[FileText], symbols: Sequence[SymbolRow], seed: int = 7,
+                 per_set: int = 50) -> list[EvalQuery]:
     """The `file` set: the first sentence of a non-test file's top doc, answered by any hit in
     that file. Scored on a copy of the tree whose top docs are blanked, so the words must be
-    found by meaning. A sentence at the top of several files (a license header) asks nothing
-    and is left out."""
+    found by meaning. Only files that define something at top level ask: a requirements or
+    data file's header says what made it, not what it is for. A sentence at the top of several
+    files (a license header) asks nothing either."""
     rng = random.Random(seed)
+    defining = {r.path for r in symbols if r.symbol.container is None}
     asked: dict[str, list[str]] = {}
     for file in files:
-        if file.is_test:
+        if file.is_test or file.path not in defining:
             continue
         sentence = first_sentence(top_doc(file.text))
         if len(sentence.split()) >= 4:

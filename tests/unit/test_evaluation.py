@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from indexing.settings import Settings
+from indexing.top_doc import top_doc
 from kebab_lsp.workspace import Workspace
 from search.evaluation import (
     EvalQuery,
@@ -190,7 +191,11 @@ def test_similar_and_file_sets_are_deterministic(tmp_path: Path) -> None:
     assert query.set == "similar" and query.targets == (Target("pkg/tally.py", 3, 9),)
     assert "tally_words" not in query.text and "Count the words" not in query.text
     # A sentence at the top of two files asks nothing; test files ask nothing.
-    assert file_queries(files, seed=5) == [
+    (root / "pkg" / "notes.txt").write_text("# A list of things to remember later on.\n")
+    ws.indexer.index()
+    files = ws.store.file_texts()
+    assert "pkg/notes.txt" in {f.path for f in files}  # it defines nothing: it does not ask
+    assert file_queries(files, ws.store.all_symbols(), seed=5) == [
         EvalQuery("file", "Areas of plane figures, for the layout engine.",
                   (Target("pkg/shapes.py"),))]
     blanked = blank_top_doc((root / "pkg" / "shapes.py").read_text())
@@ -220,3 +225,11 @@ def test_similar_and_file_sets_are_scored(tmp_path: Path) -> None:
     assert similar["vector"]["mrr@10"] == similar["auto"]["mrr@10"] == 1.0
     # The top docs are blanked in the copy that answers: the file vector finds the files.
     assert files["vector"]["mrr@10"] == 1.0
+
+
+def test_top_doc_reads_docstrings_and_comment_blocks() -> None:
+    assert top_doc('"""Tally words.\n\nMore."""\nimport os\n') == "Tally words. More."
+    assert top_doc("#!/bin/sh\n# Start the server.\n# Quietly.\n\nexec x\n") == \
+        "Start the server. Quietly."
+    assert top_doc("//! Regex engine\n//! for bytes.\nuse x;\n") == "Regex engine for bytes."
+    assert top_doc("import os\n# not a top doc\n") == ""
