@@ -6,11 +6,7 @@ with its signature and doc. Code identifiers are poor English for the model (`ma
 is not "make observable" to WordPiece), and a question often names the concept that only the
 file and the definition's name carry; measured with `kebab eval`, the summary lifts the
 doc-blanked and hand-written sets by about 0.03 MRR@10 and leaves the docstring set alone.
-The first chunk of each file also carries a `file` vector: the file's path in words, the doc
-at its top and its outline (the kinds and names of its top-level definitions). It answers
-"which file handles X" when no snippet of the file does (a file whose parts are generic but
-whose whole is about X); a hit it wins cites the top of the file and says `vector_surface:
-"file"`. A chunk's score is the best of its surfaces.
+A chunk's score is the better of its surfaces.
 
 SQLite is the source of truth. A sync diffs (row key, embedded-text hash) between the two
 stores: vectors whose chunk is gone, or whose text changed, are replaced; chunks without a
@@ -36,9 +32,8 @@ import numpy as np
 
 from indexing.embed import Embedder, EmbedderUnavailable
 from indexing.records import ChunkKind
-from indexing.store import EmbeddingSource, FileHead, Store, text_hash
+from indexing.store import EmbeddingSource, Store, text_hash
 from indexing.text import words
-from indexing.top_doc import top_doc
 from indexing.vectors import VectorMatch, VectorRow, VectorStore, VectorStoreUnavailable, row_key
 
 EMBED_BATCH = 64
@@ -99,13 +94,7 @@ def embed_priority(src: EmbeddingSource, first: Set[str]) -> int:
     return 1 if src.doc else 2
 
 
-CODE, SUMMARY, FILE = "code", "summary", "file"
-#: Every surface a chunk can have: a vector search reads this many rows per chunk at most.
-SURFACES = (CODE, SUMMARY, FILE)
-#: Whether files get a vector (switched off only to measure what it brings).
-FILE_SURFACE = True
-#: Top-level definitions named in a file's vector: its head is what the model reads anyway.
-OUTLINE_NAMES = 40
+CODE, SUMMARY = "code", "summary"
 
 
 def summary_text(src: EmbeddingSource) -> str | None:
@@ -118,23 +107,6 @@ def summary_text(src: EmbeddingSource) -> str | None:
     where = words("/".join(src.path.rsplit(".", 1)[0].split("/")[-2:]))
     lines = [f"{where} {words(src.context)}".strip(), src.signature, src.doc[:HEADER_CHARS]]
     return "\n".join(line for line in lines if line)
-
-
-def file_text(head: FileHead) -> str:
-    """The file surface: the path in words, the top doc, then the outline: the names of its
-    top-level definitions in words, each kind named except for functions (the model reads
-    "function" before every name as noise: a toy file of four functions matched a question on
-    its subject at 0.46 cosine with the word, 0.55 without). The path is in it, so a moved file
-    embeds this short text again."""
-    where = words(head.path.rsplit(".", 1)[0])
-    outline = ", ".join(
-        words(name) or name if kind in _PLAIN_KINDS else f"{kind} {words(name) or name}"
-        for kind, name in head.outline[:OUTLINE_NAMES])
-    lines = [where, top_doc(head.head)[:HEADER_CHARS], outline]
-    return "\n".join(line for line in lines if line)[:EMBED_TEXT_CHARS]
-
-
-_PLAIN_KINDS = frozenset({"function", "method"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,17 +123,9 @@ class _Wanted:
         return row_key(self.source.chunk_id, self.surface)
 
 
-def _wanted(sources: list[EmbeddingSource], heads: dict[str, FileHead]) -> list[_Wanted]:
-    """Every vector the chunks need; a file's vector hangs on its first chunk (sources come
-    in path and line order)."""
+def _wanted(sources: list[EmbeddingSource]) -> list[_Wanted]:
     out: list[_Wanted] = []
-    last_path = None
     for src in sources:
-        head = heads.get(src.path) if src.path != last_path else None
-        last_path = src.path
-        if head is not None:
-            text = file_text(head)
-            out.append(_Wanted(src, FILE, text, text_hash(text)))
         code = embedding_text(src)
         out.append(_Wanted(src, CODE, code, text_hash(code)))
         summary = summary_text(src)
@@ -197,8 +161,6 @@ class VectorIndex:
         Pass a known chunk count to spare a table scan."""
         total = (self.store.chunk_count() if chunks is None else chunks)
         total += self.store.leading_chunk_count()
-        if FILE_SURFACE:
-            total += self.store.chunked_file_count()
         try:
             have = self.vectors.count()
         except VectorStoreUnavailable:
@@ -208,12 +170,7 @@ class VectorIndex:
     def expected(self) -> dict[str, str]:
         """Row key -> embedded-text hash of every vector the table should hold, no more: what
         a completed sync leaves (and what a check for orphan rows compares against)."""
-        return {w.key: w.hash for w in self._wanted()}
-
-    def _wanted(self) -> list[_Wanted]:
-        with self.store.reading():  # the chunks and the file heads of one state of the index
-            heads = self.store.file_heads() if FILE_SURFACE else {}
-            return _wanted(self.store.embedding_sources(), heads)
+        return {w.key: w.hash for w in _wanted(self.store.embedding_sources())}
 
     def version(self) -> int | None:
         try:
@@ -242,7 +199,7 @@ class VectorIndex:
     def _sync(self, progress: ProgressFn | None, stop: StopFn, first: set[str]) -> SyncSummary:
         started = time.perf_counter()
         summary = SyncSummary()
-        wanted = self._wanted()
+        wanted = _wanted(self.store.embedding_sources())
         have = self.vectors.row_hashes()
         want_hash = {w.key: w.hash for w in wanted}
         stale = [key for key, h in have.items() if want_hash.get(key) != h]
@@ -309,8 +266,7 @@ class VectorIndex:
             qvec = self.embedder.embed_query(query)
         except EmbedderUnavailable as exc:
             raise VectorsUnavailable(f"embedding model unavailable: {exc}") from exc
-        # A chunk has at most one row per surface, so that many times k rows hold k chunks.
-        limit = len(SURFACES) * k
+        limit = 2 * k  # a chunk has at most two rows, so 2k rows hold at least k chunks
         try:
             while True:
                 rows = self.vectors.search(qvec, limit, where)

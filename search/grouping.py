@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from indexing.records import Symbol
 from indexing.store import Store
-from indexing.top_doc import top_doc
 from search.handles import file_handle, symbol_handle
+from search.top_doc import top_doc
 from search.types import Hit
 
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from indexing.settings import Settings
-from indexing.top_doc import top_doc
 from kebab_lsp.workspace import Workspace
 from search.evaluation import (
     EvalQuery,
@@ -31,6 +30,7 @@ from search.evaluation import (
     score_ranking,
     similar_queries,
 )
+from search.top_doc import top_doc
 
 
 def test_score_ranking_by_hand() -> None:
