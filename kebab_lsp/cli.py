@@ -452,7 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--per-set", type=int, default=50, help="queries per set")
     p.add_argument("--no-blanked", action="store_true",
-                   help="skip the nl set on a doc-blanked copy of the tree")
+                   help="skip the doc-blanked copy of the tree (the nl_blanked and file sets)")
     p.add_argument("--questions", default=None, metavar="FILE",
                    help="hand-written questions (JSON, see bench/questions/README.md), "
                         "scored as the 'hand' set")

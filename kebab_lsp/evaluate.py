@@ -3,8 +3,10 @@ plain baseline run on the same tree, the same questions and the same model.
 
 The nl set is also scored on a copy of the tree whose doc text is blanked (same lines and
 columns, docs replaced by spaces): with the docs in the index, "search by meaning" would just
-be searching for the docstring's own words. Hand-written questions (`--questions`) are the set
-that no generator can tune toward.
+be searching for the docstring's own words. The same copy has its top-of-file docs blanked
+too, for the file set (a file's top doc must find the file). The similar set asks with a
+function's code, its own names renamed, for the original. Hand-written questions
+(`--questions`) are the set that no generator can tune toward.
 """
 
 from __future__ import annotations
@@ -33,12 +35,16 @@ from search.evaluation import (
     Target,
     aggregate,
     blank_docs,
+    blank_top_doc,
+    file_queries,
     generate,
     hit_at,
     load_questions,
     score_ranking,
+    similar_queries,
     usage_queries,
 )
+from search.request import MAX_QUERY_CHARS
 from search.symbols import SymbolIndex
 from search.types import MODES, SearchRequest
 
@@ -80,9 +86,10 @@ def _call_sites(ws: Workspace) -> Callable[[str], list[Target]]:
     return sites
 
 
-def _kebab(ws: Workspace, mode: str) -> Callable[[str], list[Citation]]:
+def _kebab(ws: Workspace, mode: str, intent: str = "auto") -> Callable[[str], list[Citation]]:
     def ranked(text: str) -> list[Citation]:
-        result = ws.searcher.search(SearchRequest(text, mode=mode, k=K))
+        result = ws.searcher.search(SearchRequest(text[:MAX_QUERY_CHARS], mode=mode, k=K,
+                                                  intent=intent))
         return [(h.path, h.span.start_line, h.chunk_lines) for h in result.hits]
 
     return ranked
@@ -98,7 +105,8 @@ def _symbols(index: SymbolIndex) -> Callable[[str], list[Citation]]:
 
 def _score_set(ws: Workspace, name: str, queries: Sequence[EvalQuery],
                baseline: Baseline | None) -> dict[str, Any]:
-    out = {mode: _timed(queries, _kebab(ws, mode)).as_json() for mode in MODES}
+    intent = "similar" if name == "similar" else "auto"  # asked as kebab/similar asks
+    out = {mode: _timed(queries, _kebab(ws, mode, intent)).as_json() for mode in MODES}
     if name in ("name", "fuzzy"):
         out["workspace_symbol"] = _timed(queries, _symbols(SymbolIndex(ws.store))).as_json()
     if baseline is not None and name in BASELINE_SETS:
@@ -133,7 +141,8 @@ def _blanked_copy(ws: Workspace, dest: Path) -> None:
     for file in ws.store.file_texts():
         target = dest / file.path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(blank_docs(file.text, docs.get(file.path, [])), encoding="utf-8")
+        text = blank_docs(file.text, docs.get(file.path, []))
+        target.write_text(blank_top_doc(text), encoding="utf-8")
 
 
 def _open(root: Path, options: Settings, log: Log) -> Workspace:
@@ -149,6 +158,8 @@ def run_eval(root: Path, options: Settings, run: EvalOptions, log: Log) -> dict[
     ws = _open(root, options, log)
     queries = generate(ws.store.all_symbols(), ws.store.file_texts(), run.seed, run.per_set)
     queries += usage_queries(ws.store.all_symbols(), _call_sites(ws), run.seed, run.per_set)
+    queries += similar_queries(ws.store.all_symbols(), ws.store.file_texts(), run.seed,
+                               run.per_set)
     if run.questions is not None:
         known = {f.path for f in ws.store.file_texts()}
         queries += load_questions(run.questions, known)
@@ -158,7 +169,7 @@ def run_eval(root: Path, options: Settings, run: EvalOptions, log: Log) -> dict[
     baseline = _baseline(ws, embedder, log)
     report: dict[str, Any] = {"root": str(ws.root), "seed": run.seed, "k": K, "sets": {},
                               "baseline": baseline is not None}
-    for name in (*SETS, "usage", "hand"):
+    for name in (*SETS, "usage", "similar", "hand"):
         subset = [q for q in queries if q.set == name]
         if not subset:
             continue
@@ -174,6 +185,11 @@ def run_eval(root: Path, options: Settings, run: EvalOptions, log: Log) -> dict[
             log(f"scoring nl_blanked ({len(nl)} queries) on a doc-blanked copy")
             report["sets"]["nl_blanked"] = _score_set(blank_ws, "nl_blanked", nl,
                                                       _baseline(blank_ws, embedder, log))
+            files = file_queries(ws.store.file_texts(), ws.store.all_symbols(), run.seed,
+                                 run.per_set)
+            if files:
+                log(f"scoring file ({len(files)} queries) on the copy")
+                report["sets"]["file"] = _score_set(blank_ws, "file", files, None)
             blank_ws.close()
             shutil.rmtree(copy, ignore_errors=True)
     ws.close()

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from indexing.store import FileText, SymbolRow
 from indexing.text import split_identifier
+from search.top_doc import top_doc, top_doc_lines
 
 T = TypeVar("T")
 SETS = ("name", "fuzzy", "nl", "exact")
@@ -279,3 +280,145 @@ def hit_at(ranked: Sequence[Citation], targets: Sequence[Target], cut: int) -> f
         if any(t.answered_by(item[0], item[1], chunk) for t in targets):
             return 1.0
     return 0.0
+
+
+# -- the similar set: a function with its own names renamed must find the original ----------
+
+#: Functions this many lines long, at least: shorter ones are mostly a name and a return.
+SIMILAR_MIN_LINES = 5
+SIMILAR_MAX_LINES = 80
+#: A copy with fewer names renamed than this is barely a rewrite.
+SIMILAR_MIN_RENAMED = 2
+_SIMILAR_KINDS = frozenset({"function", "method", "constructor"})
+_CONSONANTS, _VOWELS = "bdfgklmnprstvz", "aeiou"
+
+
+def _fresh_name(rng: random.Random, taken: set[str]) -> str:
+    """A pronounceable nonsense name no code holds, drawn from `rng`."""
+    while True:
+        name = "".join(rng.choice(_CONSONANTS) + rng.choice(_VOWELS) for _ in range(3))
+        if name not in taken:
+            taken.add(name)
+            return name
+
+
+#: Fields of a call or a member access that name something defined elsewhere (the called
+#: function, the attribute): a copy keeps those names, whatever it renames.
+_FOREIGN_FIELDS = ("function", "attribute", "field", "property", "method")
+
+
+def _identifiers(lang: str, data: bytes) -> list[tuple[int, int, str, bool]]:
+    """(start byte, end byte, name, foreign) of every identifier node of `data`'s syntax
+    tree; `foreign` when it is what a call calls or the member a member access reads."""
+    from indexing.grammars import parse
+
+    out: list[tuple[int, int, str, bool]] = []
+    stack = [parse(lang, data).root_node]
+    while stack:
+        node = stack.pop()
+        if node.child_count == 0:
+            if node.type == "identifier" or node.type.endswith("_identifier"):
+                parent = node.parent
+                foreign = parent is not None and any(
+                    (f := parent.child_by_field_name(name)) is not None
+                    and (f.start_byte, f.end_byte) == (node.start_byte, node.end_byte)
+                    for name in _FOREIGN_FIELDS)
+                out.append((node.start_byte, node.end_byte,
+                            data[node.start_byte:node.end_byte].decode("utf-8", "replace"),
+                            foreign))
+            continue
+        stack.extend(node.children)
+    return out
+
+
+def rename_locals(text: str, lang: str, first_line: int, last_line: int, own_name: str,
+                  rng: random.Random) -> tuple[str, int]:
+    """Lines `first_line..last_line` of `text` (a file of language `lang`) with the names that
+    are the code's own renamed, read off the syntax tree (never inside strings or comments):
+    its own name, and every identifier that occurs nowhere else in the file and not only as
+    what a call calls or a member access reads (its parameters and locals). Names it shares
+    with the rest of the file, the functions it calls and the members it reads stay: that is
+    what a copied and adapted function keeps. Returns the text and how many names were
+    renamed."""
+    data = text.encode("utf-8")
+    starts = [0]
+    for line in data.split(b"\n"):
+        starts.append(starts[-1] + len(line) + 1)
+    lo, hi = starts[first_line], starts[min(last_line + 1, len(starts) - 1)]
+    inside: dict[str, list[tuple[int, int]]] = {}
+    outside: set[str] = set()
+    bound: set[str] = set()  # used inside other than as a callee or a member
+    for start, end, name, foreign in _identifiers(lang, data):
+        if lo <= start and end <= hi:
+            inside.setdefault(name, []).append((start, end))
+            if not foreign:
+                bound.add(name)
+        else:
+            outside.add(name)
+    names = sorted(n for n in inside if n == own_name or (n in bound and n not in outside))
+    taken = set(inside) | outside
+    fresh = {name: _fresh_name(rng, taken) for name in names}
+    spans = sorted((span, fresh[name]) for name in names for span in inside[name])
+    out, at = [], lo
+    for (start, end), new in spans:
+        out.append(data[at:start])
+        out.append(new.encode())
+        at = end
+    out.append(data[at:hi])
+    return b"".join(out).decode("utf-8", "replace").rstrip("\n"), len(names)
+
+
+def similar_queries(symbols: Sequence[SymbolRow], files: Sequence[FileText], seed: int = 7,
+                    per_set: int = 50) -> list[EvalQuery]:
+    """The `similar` set: functions and methods of non-test code, each renamed
+    (`rename_locals`) and with its doc blanked, asked as code (`intent: similar`) and answered
+    by the original definition."""
+    rng = random.Random(seed)
+    by_path = {f.path: f for f in files}
+    pool = [r for r in symbols if not r.is_test and str(r.symbol.kind) in _SIMILAR_KINDS
+            and SIMILAR_MIN_LINES <= r.symbol.range.end_line - r.symbol.range.start_line + 1
+            <= SIMILAR_MAX_LINES and r.path in by_path]
+    out: list[EvalQuery] = []
+    for row in rng.sample(pool, len(pool)):
+        if len(out) >= per_set:
+            break
+        file, span = by_path[row.path], row.symbol.range
+        try:
+            text, renamed = rename_locals(file.text, file.lang, span.start_line, span.end_line,
+                                          row.symbol.name, rng)
+        except Exception:  # a language without a grammar here, a parse given up: not a query
+            continue
+        if renamed >= SIMILAR_MIN_RENAMED:
+            text = blank_docs(text, [row.symbol.doc] if row.symbol.doc else [])
+            out.append(EvalQuery("similar", text,
+                                 (Target(row.path, span.start_line, span.end_line),)))
+    return out
+
+
+# -- the file set: a file's top doc, blanked from the tree, must find the file ---------------
+
+
+def blank_top_doc(text: str) -> str:
+    """`text` with its top-of-file doc blanked (`blank_docs`)."""
+    lines = top_doc_lines(text)
+    return blank_docs(text, ["\n".join(lines)]) if lines else text
+
+
+def file_queries(files: Sequence[FileText], symbols: Sequence[SymbolRow], seed: int = 7,
+                 per_set: int = 50) -> list[EvalQuery]:
+    """The `file` set: the first sentence of a non-test file's top doc, answered by any hit in
+    that file. Scored on a copy of the tree whose top docs are blanked, so the words must be
+    found by meaning. Only files that define something at top level ask: a requirements or
+    data file's header says what made it, not what it is for. A sentence at the top of several
+    files (a license header) asks nothing either."""
+    rng = random.Random(seed)
+    defining = {r.path for r in symbols if r.symbol.container is None}
+    asked: dict[str, list[str]] = {}
+    for file in files:
+        if file.is_test or file.path not in defining:
+            continue
+        sentence = first_sentence(top_doc(file.text))
+        if len(sentence.split()) >= 4:
+            asked.setdefault(sentence, []).append(file.path)
+    pool = sorted((text, paths[0]) for text, paths in asked.items() if len(paths) == 1)
+    return [EvalQuery("file", text, (Target(path),)) for text, path in _sample(rng, pool, per_set)]

@@ -9,18 +9,14 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from indexing.records import Symbol
 from indexing.store import Store
 from search.handles import file_handle, symbol_handle
+from search.top_doc import top_doc
 from search.types import Hit
-
-MAX_DOC_CHARS = 500
-_COMMENT = re.compile(r"^\s*(?:#!.*|#|//+|/\*+|\*+/?|--|;+|%)\s?")
-_DOCSTRING = re.compile(r'^\s*[rRuUbB]?("""|\'\'\')(.*?)\1', re.DOTALL)
 
 
 @dataclass(slots=True)
@@ -41,26 +37,6 @@ class Grouped:
     definitions: list[Hit] = field(default_factory=list)
     files: list[FileGroup] = field(default_factory=list)
     blocks: list[Hit] = field(default_factory=list)
-
-
-def top_doc(text: str) -> str:
-    """The doc at the top of a file: a leading docstring, or the leading comment block."""
-    found = _DOCSTRING.match(text)
-    if found:
-        return " ".join(found.group(2).split())[:MAX_DOC_CHARS]
-    lines: list[str] = []
-    for line in text.split("\n"):
-        if not line.strip():
-            if lines:
-                break
-            continue
-        marker = _COMMENT.match(line)
-        if marker is None or line.lstrip().startswith("#!"):
-            if marker is None:
-                break
-            continue
-        lines.append(line[marker.end():].rstrip("*/ ").strip())
-    return " ".join(" ".join(lines).split())[:MAX_DOC_CHARS]
 
 
 def group(hits: list[Hit], store_of: Callable[[str], Store | None]) -> Grouped:

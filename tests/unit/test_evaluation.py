@@ -3,25 +3,34 @@
 from __future__ import annotations
 
 import json
+import random
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from indexing.settings import Settings
 from kebab_lsp.workspace import Workspace
 from search.evaluation import (
+    EvalQuery,
     QuestionFileError,
     Target,
     aggregate,
     blank_docs,
+    blank_top_doc,
+    file_queries,
     first_sentence,
     fuzzy_forms,
     generate,
     load_questions,
     percentile,
+    rename_locals,
     score_ranking,
+    similar_queries,
 )
+from search.top_doc import top_doc
 
 
 def test_score_ranking_by_hand() -> None:
@@ -80,7 +89,7 @@ def test_eval_smoke_run(sample_repo: Path, index_root: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert set(report["sets"]) == {"name", "fuzzy", "nl", "exact", "nl_blanked", "hand"}
+    assert set(report["sets"]) == {"name", "fuzzy", "nl", "exact", "nl_blanked", "file", "hand"}
     baseline = {"baseline_dense", "baseline_bm25", "baseline_hybrid"}
     modes = {"lexical", "vector", "hybrid", "auto"}
     assert set(report["sets"]["name"]) == modes | {"workspace_symbol"} | baseline
@@ -124,3 +133,103 @@ def test_recall_at_k_counts_what_k_hits_can_hold() -> None:
     ranked = [(f"f{i}.py", 0) for i in range(50)]
     assert score_ranking(ranked, targets)[4] == 1.0  # 50 of 52, all a list of 50 can hold
     assert score_ranking(ranked[:40], targets)[4] == 0.8
+
+
+# -- the similar and file sets ------------------------------------------------------------------
+
+TALLY = '''"""Counting words in a text."""
+
+
+def tally_words(text, minimum):
+    """Count the words of text that are at least minimum long."""
+    counts = {}
+    for token in text.split():
+        if len(token) >= minimum:
+            counts[token] = counts.get(token, 0) + 1
+    return sorted(counts.items())
+
+
+def shout(text):
+    return tally_words(text.upper(), 1)
+'''
+
+
+def test_rename_locals_renames_the_codes_own_names_from_the_syntax_tree() -> None:
+    first, last = 3, 9
+    text, renamed = rename_locals(TALLY, "python", first, last, "tally_words", random.Random(3))
+    again, _ = rename_locals(TALLY, "python", first, last, "tally_words", random.Random(3))
+    assert text == again  # the same seed renames the same way
+    assert rename_locals(TALLY, "python", first, last, "tally_words", random.Random(4))[0] != text
+    # Its own name, parameters and locals go; what it shares with the file (`text`, used in
+    # `shout` too) and the builtins it calls stay, and so do the strings and keywords.
+    code = "\n".join(line for line in text.splitlines() if '"""' not in line)
+    for gone in ("tally_words", "minimum", "counts", "token"):
+        assert re.search(rf"\b{gone}\b", code) is None, gone
+    for kept in ("text", "len", "sorted", "split", "get", "items", "for", "return"):
+        assert re.search(rf"\b{kept}\b", code), kept
+    assert renamed == 4
+    assert len(text.splitlines()) == last - first + 1
+    assert "Count the words" in text  # the doc is blanked by `similar_queries`, not here
+
+
+def test_similar_and_file_sets_are_deterministic(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "tally.py").write_text(TALLY)
+    (root / "pkg" / "other.py").write_text('"""Counting words in a text."""\n\nX = 1\n')
+    (root / "pkg" / "shapes.py").write_text(
+        "# Areas of plane figures, for the layout engine.\n\n"
+        "def area(width, height):\n    return width * height\n")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_x.py").write_text('"""Tests of the tallying of words."""\n')
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
+    ws.indexer.index()
+    symbols, files = ws.store.all_symbols(), ws.store.file_texts()
+    similar = similar_queries(symbols, files, seed=5)
+    assert similar == similar_queries(symbols, files, seed=5)
+    (query,) = similar  # `shout` is too short, `area` renames too little
+    assert query.set == "similar" and query.targets == (Target("pkg/tally.py", 3, 9),)
+    assert "tally_words" not in query.text and "Count the words" not in query.text
+    # A sentence at the top of two files asks nothing; test files ask nothing.
+    (root / "pkg" / "notes.txt").write_text("# A list of things to remember later on.\n")
+    ws.indexer.index()
+    files = ws.store.file_texts()
+    assert "pkg/notes.txt" in {f.path for f in files}  # it defines nothing: it does not ask
+    assert file_queries(files, ws.store.all_symbols(), seed=5) == [
+        EvalQuery("file", "Areas of plane figures, for the layout engine.",
+                  (Target("pkg/shapes.py"),))]
+    blanked = blank_top_doc((root / "pkg" / "shapes.py").read_text())
+    assert "Areas" not in blanked and blanked.startswith("# ") and "def area" in blanked
+    assert len(blanked) == len((root / "pkg" / "shapes.py").read_text())
+    ws.close()
+
+
+@pytest.mark.model
+def test_similar_and_file_sets_are_scored(tmp_path: Path) -> None:
+    from kebab_lsp.evaluate import EvalOptions, run_eval
+
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "tally.py").write_text(TALLY)
+    (root / "pkg" / "shapes.py").write_text(
+        "# Areas of plane figures, for the layout engine.\n\n"
+        "def area(width, height):\n    return width * height\n")
+    (root / "pkg" / "clock.py").write_text(
+        "def tick(seconds):\n    return (seconds + 1) % 60\n")
+    report = run_eval(root, Settings(index_dir=str(tmp_path / "idx"), workers=1),
+                      EvalOptions(seed=5, baseline=False), lambda _m: None)
+    similar, files = report["sets"]["similar"], report["sets"]["file"]
+    assert set(similar) == set(files) == {"lexical", "vector", "hybrid", "auto"}
+    assert (similar["vector"]["n"], files["vector"]["n"]) == (1, 2)
+    # The renamed copy finds its original by meaning; by words it has little left to match.
+    assert similar["vector"]["mrr@10"] == similar["auto"]["mrr@10"] == 1.0
+    # The top docs are blanked in the copy that answers: the file vector finds the files.
+    assert files["vector"]["mrr@10"] == 1.0
+
+
+def test_top_doc_reads_docstrings_and_comment_blocks() -> None:
+    assert top_doc('"""Tally words.\n\nMore."""\nimport os\n') == "Tally words. More."
+    assert top_doc("#!/bin/sh\n# Start the server.\n# Quietly.\n\nexec x\n") == \
+        "Start the server. Quietly."
+    assert top_doc("//! Regex engine\n//! for bytes.\nuse x;\n") == "Regex engine for bytes."
+    assert top_doc("import os\n# not a top doc\n") == ""

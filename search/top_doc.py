@@ -1,0 +1,40 @@
+"""The doc at the top of a file (a module docstring, a package comment, a leading comment
+block): what the file says it is for. The `files` group of an answer shows it, and `kebab
+eval`'s file set asks with it (and blanks it).
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_DOC_CHARS = 500
+_COMMENT = re.compile(r"^\s*(?:#!.*|#|//+!?|/\*+!?|\*+/?|--|;+|%)\s?")  # `//!` is Rust's
+_DOCSTRING = re.compile(r'^\s*[rRuUbB]?("""|\'\'\')(.*?)\1', re.DOTALL)
+
+
+def top_doc_lines(text: str) -> list[str]:
+    """The top doc's lines as they stand in `text`, comment markers left out: the pieces to
+    blank when a test wants a tree without its top docs."""
+    found = _DOCSTRING.match(text)
+    if found:
+        return [line.strip() for line in found.group(2).split("\n") if line.strip()]
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if not line.strip():
+            if lines:
+                break
+            continue
+        marker = _COMMENT.match(line)
+        if marker is None or line.lstrip().startswith("#!"):
+            if marker is None:
+                break
+            continue
+        piece = line[marker.end():].rstrip("*/ ").strip()
+        if piece:
+            lines.append(piece)
+    return lines
+
+
+def top_doc(text: str) -> str:
+    """The doc at the top of a file as one line of at most `MAX_DOC_CHARS`, or ''."""
+    return " ".join(" ".join(top_doc_lines(text)).split())[:MAX_DOC_CHARS]
