@@ -48,8 +48,11 @@ class Cancelled(Exception):
 
 
 #: The channels an intent asks for when the mode is `auto`.
+#: `similar` is hybrid: on code whose names were changed (the eval's similar set) the words it
+#: keeps (calls, members, keywords) find the original better than its vector alone does, and
+#: the vector still finds code that shares no words with it.
 _INTENT_PLAN = {"definition": "lexical", "concept": "hybrid", "exact_text": "lexical",
-                "usage": "refs", "similar": "vector"}
+                "usage": "refs", "similar": "hybrid"}
 
 
 def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent, ParsedQuery]:
@@ -75,7 +78,7 @@ def asked_intent(name: str, parsed: ParsedQuery) -> tuple[Intent, ParsedQuery]:
         return Intent(name, rule), ParsedQuery(parsed.raw, "quoted", parsed.terms, text)
     if name == "similar" and parsed.shape != "empty":
         parts = tuple(dict.fromkeys(p for t in tokens(parsed.raw) for p in token_parts(t)))
-        return Intent(name, rule), ParsedQuery(parsed.raw, "terms", parts or parsed.terms)
+        return Intent(name, rule), ParsedQuery(parsed.raw, "any", parts or parsed.terms)
     if name == "definition" and parsed.terms:
         return Intent(name, rule, parsed.terms[-1].removesuffix("()")), parsed
     return Intent(name, rule), parsed
@@ -162,7 +165,7 @@ class Searcher:
             reason = self.vector_error or "vector search is not enabled"
             self._degrade(req, meta, reason)
             plan = "lexical"
-        if plan == "vector" and intent.name == "similar" and req.mode == "auto":
+        if plan in ("vector", "hybrid") and intent.name == "similar" and req.mode == "auto":
             vindex = self._vectors()
             if vindex is not None and vindex.coverage(self._stats().chunks)[0] == 0:
                 meta.warnings.append("no chunk has a vector yet; answered with lexical search "
@@ -188,7 +191,7 @@ class Searcher:
                 plan = "lexical"
         _check(stop)
 
-        words = highlight_words(parsed.terms) if parsed.shape == "terms" else ()
+        words = highlight_words(parsed.terms) if parsed.shape in ("terms", "any") else ()
         if parsed.is_exact:
             words = (parsed.exact_text.lower(),)
         candidates = self._candidates(plan, lex, vec)

@@ -3,7 +3,8 @@
 Contract kept here:
 - order is bm25, ties by path, line, chunk id: byte-for-byte repeatable;
 - score is -bm25/(1+|bm25|), in [0, 1]; the raw value never leaves this module;
-- AND of the terms first; when that finds fewer than k, fill with an OR ranking and say so;
+- AND of the terms first; when that finds fewer than k, fill with an OR ranking and say so
+  (a query of shape `any` is the OR ranking alone);
 - filters run in SQL before the LIMIT;
 - exact text (quoted, or a code fragment) finds every file containing it, as grep would.
 """
@@ -55,6 +56,11 @@ def retrieve(store: Store, parsed: ParsedQuery, filters: Filters, limit: int) ->
         return found
     if parsed.shape == "raw":
         return _ranked_fts(store, parsed.fts_raw, filters, limit, "raw")
+    if parsed.shape == "any":  # every chunk with any of the words is a match: no AND first
+        found = _ranked_fts(store, or_expression(content_terms(parsed.terms)), filters, limit,
+                            "or")
+        found.complete = found.total
+        return found
     and_expr = and_expression(parsed.terms)
     result = _ranked_fts(store, and_expr, filters, limit, "and")
     result.complete = result.total

@@ -22,7 +22,9 @@ from indexing.text import (
 )
 from search.types import InvalidQuery
 
-QueryShape = Literal["empty", "raw", "quoted", "code", "terms"]
+#: `any` is never what `parse` returns: an intent that wants a ranking over any of the words
+#: (the identifier parts of a piece of code, for `similar`) asks for it.
+QueryShape = Literal["empty", "raw", "quoted", "code", "terms", "any"]
 
 # Signs that a string is code rather than words: a call with arguments, a decorator or
 # attribute, operators, brackets, backticks, `$`/`#` sigils. An apostrophe is not one: it sits

@@ -335,3 +335,21 @@ def test_a_sentence_found_whole_leads_the_fusion(corpus: Workspace) -> None:
     assert top.retrieval.lexical_weight == 1.5 and top.retrieval.lexical_rank == 1
     others = [h.retrieval.lexical_weight for h in result.hits[1:]]
     assert all(w in (None, 1.0) for w in others)
+
+
+def test_similar_code_is_found_by_its_words_and_its_vector(corpus: Workspace) -> None:
+    """`similar` runs both arms: the words renamed code keeps (calls, members, exceptions) and
+    its vector; the original is first and says that both found it."""
+    renamed = '''def get_retrying(client, address, tries=5):
+    for n in range(tries):
+        try:
+            return client.get(address)
+        except ConnectionError:
+            time.sleep(2 ** n)
+    raise TimeoutError(address)'''
+    result = corpus.searcher.search(SearchRequest(renamed, intent="similar", k=3, explain=True))
+    assert result.meta.intent == {"name": "similar", "rule": "intent set by request"}
+    assert result.meta.query_plan.endswith("+vector") and not result.meta.warnings
+    top = result.hits[0]
+    assert top.title == "fetch_with_backoff"
+    assert top.retrieval.lexical_rank == 1 and top.retrieval.vector_rank == 1
