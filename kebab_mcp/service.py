@@ -27,8 +27,12 @@ from search.types import InvalidQuery
 if TYPE_CHECKING:
     from indexing.runtime import Folder, Runtime
     from indexing.runtime.lease import WriterLease
+    from search.context import Context
+    from search.describe import SymbolInfo
     from search.engine import Searcher
+    from search.lookups import ContextRequest, ReferencesRequest
     from search.types import SearchRequest, SearchResult
+    from search.workspace_lookups import Indexed
 
 #: How often a reader tries to take over an index whose writer may have gone.
 LEASE_POLL_S = 1.0
@@ -260,16 +264,8 @@ class Service:
     def read_lines(self, path: str, start: int, end: int | None) -> Lines:
         """Lines `start`..`end` (1-based, inclusive) of an indexed file under a root, capped
         at MAX_READ_LINES lines and MAX_READ_BYTES bytes."""
-        if start < 1:
-            raise ToolFailure(f"start_line must be at least 1, got {start}")
-        if end is not None and end < start:
-            raise ToolFailure(f"end_line ({end}) is before start_line ({start})")
-        self.wait_first_index()
-        root, rel, target = self.resolve(path)
-        lines = target.read_bytes().decode("utf-8", errors="replace").splitlines()
+        root, rel, lines = self._lines(path, start, end)
         total = len(lines)
-        if start > max(total, 1):
-            raise ToolFailure(f"{rel} has {total} lines; start_line {start} is past the end")
         last = min(end if end is not None else start + MAX_READ_LINES - 1, total,
                    start + MAX_READ_LINES - 1)
         out: list[str] = []
@@ -283,6 +279,78 @@ class Service:
         wanted_end = min(end if end is not None else total, total)
         return Lines(root=root.name, path=rel, start_line=start, end_line=got_end,
                      total_lines=total, text="\n".join(out), truncated=got_end < wanted_end)
+
+    def _lines(self, path: str, start: int, end: int | None) -> tuple[Root, str, list[str]]:
+        """The root, root-relative path and lines of a file a client names with a 1-based
+        line range, checked: the range starts inside the file and does not end before it
+        starts."""
+        if start < 1:
+            raise ToolFailure(f"start_line must be at least 1, got {start}")
+        if end is not None and end < start:
+            raise ToolFailure(f"end_line ({end}) is before start_line ({start})")
+        self.wait_first_index()
+        root, rel, target = self.resolve(path)
+        lines = target.read_bytes().decode("utf-8", errors="replace").splitlines()
+        if start > max(len(lines), 1):
+            raise ToolFailure(f"{rel} has {len(lines)} lines; start_line {start} is past the "
+                              "end")
+        return root, rel, lines
+
+    # -- lookups by handle, name or place (`search.workspace_lookups`) ----------------------
+
+    def indexed(self) -> list[Indexed]:
+        """The roots as the lookups see them, in merge order."""
+        from search.workspace_lookups import Indexed
+
+        out = []
+        for root in self.roots():
+            searcher = root.searcher
+            out.append(Indexed(root.path, searcher.store, searcher))
+        return out
+
+    def references(self, req: ReferencesRequest,
+                   should_stop: Callable[[], bool]) -> tuple[str, SearchResult]:
+        """(the name whose refs these are, its refs grouped by file)."""
+        import dataclasses
+
+        from search import workspace_lookups as lookups
+
+        self.wait_first_index()
+        folders = self.indexed()
+        name = lookups.usage_target(folders, req)
+        req = dataclasses.replace(req, symbol_id=None, place=None, name=name)
+        return name, lookups.references(folders, req, should_stop)
+
+    def describe_symbol(self, handle: str) -> SymbolInfo:
+        from search import workspace_lookups as lookups
+
+        return lookups.describe_symbol(self.indexed(), handle)
+
+    def context(self, req: ContextRequest) -> Context:
+        from search import workspace_lookups as lookups
+
+        return lookups.context(self.indexed(), req)
+
+    def similar(self, text: str | None, path: str | None, start: int | None,
+                end: int | None, k: int, should_stop: Callable[[], bool]) -> SearchResult:
+        """The chunks nearest some code: `text`, or lines `start`..`end` (1-based, inclusive)
+        of a file, which are then left out of the answer."""
+        from indexing.positions import utf16_len
+        from indexing.records import Span
+        from search import workspace_lookups as lookups
+        from search.lookups import Place, SimilarRequest
+
+        place = None
+        if path is not None:
+            assert start is not None and end is not None
+            root, rel, lines = self._lines(path, start, end)
+            last = min(end, len(lines))
+            span = Span(start - 1, 0, last - 1, utf16_len(lines[last - 1]) if lines else 0)
+            place = Place((root.path / rel).as_uri(), span)
+        else:
+            self.wait_first_index()
+        req = SimilarRequest(text=text, place=place, k=k)
+        return lookups.similar(self.indexed(), req, should_stop)
 
     def resolve(self, path: str) -> tuple[Root, str, Path]:
         """The root, root-relative path and real file for a path a client sent. Only files

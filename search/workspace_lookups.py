@@ -84,10 +84,9 @@ def symbol_name(folders: Workspace, handle: str) -> str:
     raise handles.stale("symbol", handle)
 
 
-def references(folders: Workspace, req: ReferencesRequest,
-               should_stop: ShouldStop) -> SearchResult:
-    """The refs of the name a request gives (a symbol handle, a name or a place), grouped by
-    file. Raises InvalidQuery (StaleHandle for a stale handle)."""
+def usage_target(folders: Workspace, req: ReferencesRequest) -> str:
+    """The name whose refs a request asks for (it gives a symbol handle, a name or a place),
+    as refs store it. Raises InvalidQuery (StaleHandle for a stale handle)."""
     name = req.name
     if req.symbol_id is not None:
         name = symbol_name(folders, req.symbol_id)
@@ -98,7 +97,14 @@ def references(folders: Workspace, req: ReferencesRequest,
         if name is None:
             raise InvalidQuery(f"no name at line {span.start_line}, character "
                                f"{span.start_col} of {path} in the index")
-    name = usage_name(name or "")
+    return usage_name(name or "")
+
+
+def references(folders: Workspace, req: ReferencesRequest,
+               should_stop: ShouldStop) -> SearchResult:
+    """The refs of the name a request gives, grouped by file (`search.usage`). Raises
+    InvalidQuery (StaleHandle for a stale handle)."""
+    name = usage_target(folders, req)
     results = []
     for folder in folders:
         if should_stop():
@@ -166,7 +172,7 @@ def similar(folders: Workspace, req: SimilarRequest, should_stop: ShouldStop) ->
         text = range_text(owner, rel, req.place.span)
         exclude = (rel, req.place.span)
     if not text or not text.strip():
-        raise InvalidQuery("kebab/similar needs some code: the text (or range) is empty")
+        raise InvalidQuery("no code to find more of: the text (or the range) is blank")
     results = []
     for folder in folders:
         if should_stop():
