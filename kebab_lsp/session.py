@@ -1,5 +1,6 @@
-"""What a running server holds: the indexing runtime, and for each open folder the searcher and
-symbol matcher wired to that folder's index and state. Handlers call these methods and
+"""What a running server holds: the indexing runtime and which of its folders this process
+writes (`indexing.runtime.writership`), and for each open folder the searcher and symbol
+matcher wired to that folder's index and state. Handlers call these methods and
 translate; nothing here knows a protocol type.
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from indexing.records import Span
 from indexing.runtime import Folder, Listener, Runtime
+from indexing.runtime.writership import Writership
 from indexing.settings import Settings, parse
 from indexing.store import StoreClosed, StoreCorrupt, StoreUnwritable
 from search import workspace_lookups as lookups
@@ -39,6 +41,11 @@ class _View:
 class Session:
     def __init__(self, listener: Listener) -> None:
         self.runtime = Runtime(listener)
+        # One writer per index across processes (`kebab mcp`, another editor): a folder whose
+        # index another process writes is only read here, until that process exits. The
+        # editor reports file changes, so no watcher of our own.
+        self.writership = Writership(self.runtime, watch=False)
+        self.runtime.claim = self.writership.claim
         self._views: weakref.WeakKeyDictionary[Folder, _View] = weakref.WeakKeyDictionary()
 
     @property
@@ -80,6 +87,10 @@ class Session:
             raise KeyError(", ".join(missing))
         chosen = [folders[u] for u in uris] if uris else list(folders.values())
         for folder in chosen:
+            if not folder.writes:
+                self.runtime.listener.warn(
+                    f"{folder.root}: process {self.writership.holder(folder)} writes this "
+                    "index and keeps it current; rebuild it there, or stop that process")
             self.runtime.scan(folder, rebuild=True)
         return chosen
 
