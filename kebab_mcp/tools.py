@@ -61,9 +61,11 @@ REF_LINE_CHARS = 120
 #: get_symbol_details lists at most this many children, and this much of the doc.
 MAX_CHILDREN = 40
 MAX_DOC_CHARS = 1_200
-#: The modules a thin start must not have loaded before a tool needs them.
+#: The modules a thin start must not have loaded before a tool needs them (the index's SQLite
+#: store included: the first tool that reads the index opens it).
 HEAVY_MODULES = ("lancedb", "pyarrow", "onnxruntime", "tokenizers", "tree_sitter",
-                 "tree_sitter_python", "indexing.runtime", "indexing.embed")
+                 "tree_sitter_python", "indexing.runtime", "indexing.embed", "indexing.store",
+                 "apsw")
 
 # -- output schemas ------------------------------------------------------------------------------
 

@@ -23,8 +23,6 @@ LOOKUPS = {
     "get_surrounding_code": {"chunk_id", "symbol_id", "before", "after"},
     "find_similar_code": {"path", "start_line", "end_line", "text", "k"},
 }
-HEAVY = {"lancedb", "pyarrow", "onnxruntime", "tokenizers", "tree_sitter", "tree_sitter_python",
-         "indexing.runtime", "indexing.embed"}
 
 
 async def test_tools_list_is_complete_and_start_is_thin(tmp_path: Path) -> None:
