@@ -46,6 +46,7 @@ class Runtime:
         self.writer = Writer(self.registry, listener, self._written,
                              self.settings.debounce_ms / 1000)
         self._started = False
+        self.stopped = False  # for good: `stop` has stopped every thread and closed every index
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -64,6 +65,7 @@ class Runtime:
         self.refresher.stop(timeout)
         for folder in self.registry.snapshot():
             folder.index.close()
+        self.stopped = True
 
     # -- folders -----------------------------------------------------------------------------
 

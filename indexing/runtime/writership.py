@@ -14,7 +14,8 @@ each agent); exactly one of them writes each index: the holder of its writer lea
   when its holder exits, however it exits, so within a poll one reader takes over, catches up
   with a scan (the index lags the disk by whatever changed meanwhile) and starts watching.
 - A lease is released once no open folder uses its index and the writer has finished with it,
-  or on `close`.
+  once the runtime has stopped (a language server between `shutdown` and `exit`), or on
+  `close`.
 """
 
 from __future__ import annotations
@@ -154,6 +155,9 @@ class Writership:
 
     def _poll(self) -> None:
         while not self._stop.wait(self._poll_s):
+            if self._runtime.stopped:  # its writes are over: let another process write now
+                self.close()
+                return
             for folder in self._runtime.folders():
                 if folder.writes or folder.removed:
                     continue
