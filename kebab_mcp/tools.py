@@ -620,10 +620,11 @@ REFS_DOC = f"""Where a name is used: its refs (calls, imports, bare mentions, st
 by file, each with its 1-based line, its line of code, and the definition it sits in (with that
 definition's symbol_id). Give symbol_id (a definition's handle, from codebase_search or
 get_symbol_details) or name ("parse_config"; of "Store.get" the last part is used). Refs come
-from the syntax tree and are by name, not resolved types: every `get` shares the refs of
-`get`. Files that call it come first, then files that import it, then mentions; kinds narrows
-(call, import, identifier, string). total_matches counts every ref exactly; a page holds
-{DEFAULT_REFS_K} refs unless k says otherwise, and cursor gets the next one."""
+from the syntax tree and are by name, not resolved types: two unrelated methods named `get`
+share their refs. Files that call it come first, then files that import it, then mentions, then
+strings; kinds narrows (call, import, identifier, string). total_matches counts every ref
+exactly; a page holds {DEFAULT_REFS_K} refs unless k says otherwise, and cursor gets the next
+one."""
 
 SYMBOL_DOC = """A definition's details from its symbol_id (a hit's symbol_id, or one listed by
 find_references or another get_symbol_details): path:line-end_line, signature, doc, the
