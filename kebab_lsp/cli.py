@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import attrs
 
-from indexing.discover import SKIPS_META_KEY
 from indexing.settings import Settings
 from indexing.settings import add_arguments as add_setting_flags
 from indexing.settings import from_arguments as settings_from_flags
 from kebab_lsp import __version__
-from kebab_lsp.convert import grouped_wire, result_wire
-from search.types import InvalidQuery, SearchUnavailable
+
+# Every command imports what it needs itself: `kebab mcp` and `kebab serve` start without the
+# store, the wire conversions or discovery (`kebab mcp`'s initialize is timed).
 
 if TYPE_CHECKING:
     from indexing.indexer import IndexSummary
@@ -178,8 +178,10 @@ def _print_summary(folder: Folder, s: IndexSummary, list_skipped: bool) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    from kebab_lsp.convert import grouped_wire, result_wire
     from kebab_lsp.workspace import Workspace
     from search.request import from_arguments as request_from_flags
+    from search.types import InvalidQuery, SearchUnavailable
 
     root = _root(args)
     settings = _settings(args, SEARCH_FLAGS)
@@ -247,6 +249,7 @@ def _print_hit(hit: dict[str, Any], color: bool) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from indexing.discover import SKIPS_META_KEY
     from kebab_lsp.workspace import Workspace
 
     ws = Workspace(_root(args), _settings(args, ("index_dir",)))
@@ -516,11 +519,14 @@ def main(argv: list[str] | None = None) -> int:
         args = commands[argv[0]].parse_intermixed_args(argv[1:])
     else:
         args = parser.parse_args(argv)
-    from indexing.store import StoreError
-
     try:
         code: int = args.func(args)
-    except StoreError as exc:  # a damaged index (rebuilt on next use), a refusing disk
+    except Exception as exc:
+        # A damaged index (rebuilt on next use), a refusing disk: only a command that opened
+        # the store can raise one, so `kebab mcp` and `kebab serve` need not import it first.
+        store = sys.modules.get("indexing.store")
+        if store is None or not isinstance(exc, store.StoreError):
+            raise
         print(f"kebab: {exc}", file=sys.stderr)
         return 1
     return code

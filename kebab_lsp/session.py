@@ -1,5 +1,6 @@
-"""What a running server holds: the indexing runtime, and for each open folder the searcher and
-symbol matcher wired to that folder's index and state. Handlers call these methods and
+"""What a running server holds: the indexing runtime and which of its folders this process
+writes (`indexing.runtime.writership`), and for each open folder the searcher and symbol
+matcher wired to that folder's index and state. Handlers call these methods and
 translate; nothing here knows a protocol type.
 """
 
@@ -10,25 +11,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
-from urllib.request import url2pathname
 
 from indexing.records import Span
 from indexing.runtime import Folder, Listener, Runtime
+from indexing.runtime.writership import Writership
 from indexing.settings import Settings, parse
 from indexing.store import StoreClosed, StoreCorrupt, StoreUnwritable
-from search import handles
-from search.context import Context, around
-from search.describe import SymbolInfo, describe
+from search import workspace_lookups as lookups
+from search.context import Context
+from search.describe import SymbolInfo
 from search.engine import Cancelled, Searcher
 from search.grouping import Grouped, group
 from search.lookups import ContextRequest, ReferencesRequest, SimilarRequest
 from search.merge import FolderMatch, merge_results, merge_symbols
 from search.request import MAX_SYMBOL_QUERY_CHARS, check_text
-from search.similar import similar
 from search.symbols import SymbolIndex
-from search.types import Hit, InvalidQuery, SearchRequest, SearchResult
-from search.usage import usage_name
+from search.types import Hit, SearchRequest, SearchResult
+from search.workspace_lookups import Indexed
 
 ShouldStop = Callable[[], bool]
 
@@ -42,6 +41,11 @@ class _View:
 class Session:
     def __init__(self, listener: Listener) -> None:
         self.runtime = Runtime(listener)
+        # One writer per index across processes (`kebab mcp`, another editor): a folder whose
+        # index another process writes is only read here, until that process exits. The
+        # editor reports file changes, so no watcher of our own.
+        self.writership = Writership(self.runtime, watch=False)
+        self.runtime.claim = self.writership.claim
         self._views: weakref.WeakKeyDictionary[Folder, _View] = weakref.WeakKeyDictionary()
 
     @property
@@ -83,6 +87,10 @@ class Session:
             raise KeyError(", ".join(missing))
         chosen = [folders[u] for u in uris] if uris else list(folders.values())
         for folder in chosen:
+            if not folder.writes:
+                self.runtime.listener.warn(
+                    f"{folder.root}: process {self.writership.holder(folder)} writes this "
+                    "index and keeps it current; rebuild it there, or stop that process")
             self.runtime.scan(folder, rebuild=True)
         return chosen
 
@@ -116,121 +124,28 @@ class Session:
         stores = {str(f.root): f.index.store for f in self.folders()}
         return group(hits, stores.get)
 
-    # -- lookups by handle, name or place ----------------------------------------------------
+    # -- lookups by handle, name or place (`search.workspace_lookups`) ----------------------
 
-    def _symbol(self, handle: str) -> tuple[Folder, handles.ResolvedSymbol]:
-        for folder in self.folders():
-            found = handles.resolve_symbol(folder.index.store, handle)
-            if found is not None:
-                return folder, found
-        raise handles.stale("symbol", handle)
-
-    def _place(self, path: Path) -> tuple[Folder, str]:
-        resolved = path.resolve()
-        for folder in self.folders():
-            rel = folder.relative(resolved)
-            if rel is not None:
-                return folder, rel
-        raise InvalidQuery(f"{path} is not in an open workspace folder")
+    def indexed(self) -> list[Indexed]:
+        """The open folders as the lookups see them, in merge order."""
+        return [Indexed(f.root, f.index.store, self.view(f).searcher) for f in self.folders()]
 
     def name_at(self, path: Path, line: int, col: int) -> str | None:
-        folder, rel = self._place(path)
-        return folder.index.store.name_at(rel, line, col)
+        return lookups.name_at(self.indexed(), path, line, col)
 
     def references(self, req: ReferencesRequest, should_stop: ShouldStop) -> SearchResult:
         """Raises InvalidQuery (StaleHandle for a stale handle)."""
-        name = req.name
-        if req.symbol_id is not None:
-            name = self._symbol(req.symbol_id)[1].symbol.name
-        elif req.place is not None:
-            span = req.place.span
-            path = fs_path(req.place.uri)
-            name = self.name_at(path, span.start_line, span.start_col)
-            if name is None:
-                raise InvalidQuery(f"no name at line {span.start_line}, character "
-                                   f"{span.start_col} of {path} in the index")
-        name = usage_name(name or "")
-        results = []
-        for folder in self.folders():
-            if should_stop():
-                raise Cancelled()
-            results.append(self.view(folder).searcher.usages(name, req.filters, req.k,
-                                                             req.kinds))
-        return merge_results(results, req.k, "auto")
+        return lookups.references(self.indexed(), req, should_stop)
 
     def definitions(self, name: str) -> list[tuple[str, str, Span]]:
         """(root, path, name span) of every definition of `name`."""
-        return [(str(f.root), path, sym.selection) for f in self.folders()
-                for path, sym in f.index.store.definitions_named(name)]
+        return lookups.definitions(self.indexed(), name)
 
     def describe_symbol(self, handle: str) -> SymbolInfo:
-        folder, found = self._symbol(handle)
-        return describe(folder.index.store, str(folder.root), found)
+        return lookups.describe_symbol(self.indexed(), handle)
 
     def context(self, req: ContextRequest) -> Context:
-        for folder in self.folders():
-            store = folder.index.store
-            if req.chunk_id is not None:
-                chunk = handles.resolve_chunk(store, req.chunk_id)
-            else:
-                assert req.symbol_id is not None
-                found = handles.resolve_symbol(store, req.symbol_id)
-                chunk = store.chunk_of_symbol(found.file.rowid, found.ord) if found else None
-                if found is not None and chunk is None:
-                    raise InvalidQuery(f"the definition {req.symbol_id!r} has no block of its "
-                                       "own (a value or a one-line definition): ask for the "
-                                       "context of the hit's chunk_id instead")
-            if chunk is not None:
-                return around(store, str(folder.root), chunk, req.before, req.after)
-        if req.chunk_id is not None:
-            raise handles.stale("chunk", req.chunk_id)
-        assert req.symbol_id is not None
-        raise handles.stale("symbol", req.symbol_id)
+        return lookups.context(self.indexed(), req)
 
     def similar(self, req: SimilarRequest, should_stop: ShouldStop) -> SearchResult:
-        text = req.text
-        owner: Folder | None = None
-        exclude: tuple[str, Span] | None = None
-        if req.place is not None:
-            owner, rel = self._place(fs_path(req.place.uri))
-            text = _range_text(owner, rel, req.place.span)
-            exclude = (rel, req.place.span)
-        if not text or not text.strip():
-            raise InvalidQuery("kebab/similar needs some code: the text (or range) is empty")
-        results = []
-        for folder in self.folders():
-            if should_stop():
-                raise Cancelled()
-            results.append(similar(self.view(folder).searcher, text, req.k, req.filters,
-                                   exclude if folder is owner else None, should_stop))
-        return merge_results(results, req.k, "auto")
-
-
-def fs_path(uri: str) -> Path:
-    """A file: URI as a path (what `search.lookups` checked it is)."""
-    parsed = urlparse(uri)
-    return Path(url2pathname(parsed.path))
-
-
-def _range_text(folder: Folder, rel: str, span: Span) -> str:
-    """The text of a range, as indexed (or from disk when the file is not indexed)."""
-    store = folder.index.store
-    file = store.file_by_path(rel)
-    text = store.file_text_of(file.rowid) if file else None
-    if text is None:
-        try:
-            text = (folder.root / rel).read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise InvalidQuery(f"cannot read {rel}: {exc}") from exc
-    lines = text.split("\n")[span.start_line : span.end_line + 1]
-    if not lines:
-        return ""
-    if len(lines) == 1:
-        return _utf16_slice(lines[0], span.start_col, span.end_col)
-    return "\n".join([_utf16_slice(lines[0], span.start_col, None), *lines[1:-1],
-                      _utf16_slice(lines[-1], 0, span.end_col)])
-
-
-def _utf16_slice(line: str, start: int, end: int | None) -> str:
-    data = line.encode("utf-16-le", "surrogatepass")
-    return data[2 * start : None if end is None else 2 * end].decode("utf-16-le", "replace")
+        return lookups.similar(self.indexed(), req, should_stop)

@@ -5,10 +5,11 @@ methods and translate.
 Nothing heavy is imported until a tool needs an index: the runtime (tree-sitter), LanceDB and
 the embedding model load on the first call that searches, reads or builds.
 
-Each root's index may be shared with other processes (`indexing.runtime.lease`). The process
-holding a root's writer lease runs its runtime (writer, embed scheduler) and a file watcher, so
-the index follows the disk; the others only read, and poll the lease once a second so that one
-of them takes over writing, with a catch-up scan, when the writer exits.
+Each root's index may be shared with other processes, `kebab serve` included
+(`indexing.runtime.writership`). The process holding a root's writer lease runs its runtime
+(writer, embed scheduler) and a file watcher, so the index follows the disk; the others only
+read, and poll the lease once a second so that one of them takes over writing, with a
+catch-up scan, when the writer exits.
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ from search.types import InvalidQuery
 
 if TYPE_CHECKING:
     from indexing.runtime import Folder, Runtime
-    from indexing.runtime.lease import WriterLease
+    from search.context import Context
+    from search.describe import SymbolInfo
     from search.engine import Searcher
+    from search.lookups import ContextRequest, ReferencesRequest
     from search.types import SearchRequest, SearchResult
+    from search.workspace_lookups import Indexed
 
-#: How often a reader tries to take over an index whose writer may have gone.
-LEASE_POLL_S = 1.0
 #: read_file_lines answers at most this much.
 MAX_READ_LINES = 400
 MAX_READ_BYTES = 48_000
@@ -42,60 +44,22 @@ class ToolFailure(ValueError):
     do instead."""
 
 
-class Watcher:
-    """A thread (`kebab-watch`) that turns file changes under a root into runtime events.
-
-    watchfiles batches and debounces changes itself; the writer's own debounce and ignore rules
-    (`Runtime.changed`) decide what is indexed."""
-
-    def __init__(self, root: Path, on_change: Callable[[list[Path]], None],
-                 skip: Path | None) -> None:
-        self.root = root
-        self._on_change = on_change
-        self._skip = skip
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="kebab-watch", daemon=True)
-        self.state = "starting"
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def _run(self) -> None:
-        from watchfiles import watch
-
-        try:
-            self.state = "watching"
-            for changes in watch(self.root, stop_event=self._stop, debounce=100, step=50,
-                                 raise_interrupt=False):
-                paths = [Path(p) for _, p in changes]
-                if self._skip is not None:
-                    paths = [p for p in paths if p != self._skip and self._skip not in p.parents]
-                if paths:
-                    self._on_change(paths)
-            self.state = "stopped"
-        except Exception as exc:  # noqa: BLE001 - a dead watcher is reported by get_status
-            self.state = f"failed: {type(exc).__name__}: {exc}"
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout)
-
-
 class Root:
-    """One root: its index, a searcher over it, and, while this process holds the root's
-    writer lease, the runtime and watcher that keep it current."""
+    """One root: its index, a searcher over it, and its runtime, which writes the index while
+    this process holds the index's writer lease (`indexing.runtime.writership`: the rule the
+    language server follows too)."""
 
     def __init__(self, path: Path, settings: Settings, listener: Any) -> None:
         from indexing.runtime import Runtime
-        from indexing.runtime.lease import WriterLease
+        from indexing.runtime.writership import Writership
 
         self.path = path
         self.settings = settings
         self.runtime: Runtime = Runtime(listener, settings)
-        self.folder: Folder = self.runtime.add_folder(path.as_uri(), path.name, path, scan=False)
-        self.lease: WriterLease = WriterLease(self.folder.index.index_dir)
-        self.watcher: Watcher | None = None
+        self.writership = Writership(self.runtime, watch=True)
+        self.runtime.claim = self.writership.claim
+        # Takes the lease if it is free: then the runtime starts, scans and watches.
+        self.folder: Folder = self.runtime.add_folder(path.as_uri(), path.name, path)
         self._lock = threading.Lock()
         self._searcher: Searcher | None = None
 
@@ -105,7 +69,7 @@ class Root:
 
     @property
     def writing(self) -> bool:
-        return self.lease.held
+        return self.folder.writes
 
     @property
     def searcher(self) -> Searcher:
@@ -119,20 +83,19 @@ class Root:
             return self._searcher
 
     def try_write(self) -> bool:
-        """Take the writer lease if it is free; on taking it, start the runtime with a
-        catch-up scan (the index may lag the disk by whatever changed since the last writer)
-        and the watcher. True while this process writes."""
-        with self._lock:
-            if self.lease.held:
-                return True
-            if not self.lease.try_acquire():
-                return False
-            self.runtime.start()
-            self.runtime.scan(self.folder)
-            self.watcher = Watcher(self.folder.root, self.runtime.changed,
-                                   self.folder.index.index_dir)
-            self.watcher.start()
-            return True
+        """Take over writing now if the lease is free (with a catch-up scan). True while this
+        process writes."""
+        return self.writership.try_write(self.folder)
+
+    def holder(self) -> int | None:
+        return self.writership.holder(self.folder)
+
+    def watcher_state(self) -> str:
+        state = self.writership.watcher_state(self.folder)
+        if state is not None:
+            return state
+        holder = self.holder()
+        return f"not here: process {holder} writes and watches" if holder else "none"
 
     def cancel_scan(self, rebuild: bool) -> None:
         """Stop this root's running or queued scan at its next step: the folder is reopened,
@@ -145,13 +108,8 @@ class Root:
             self.folder = self.runtime.add_folder(uri, self.path.name, self.path, scan=rebuild)
 
     def close(self) -> None:
-        if self.watcher is not None:
-            self.watcher.stop()
-        if self.lease.held:
-            self.runtime.stop()
-        else:
-            self.folder.index.close()
-        self.lease.release()
+        self.runtime.stop()  # every write of this process ends here, then the lease goes
+        self.writership.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,8 +130,6 @@ class Service:
         self._paths = [p.resolve() for p in paths]
         self._roots: list[Root] | None = None
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._poller: threading.Thread | None = None
 
     # -- roots -------------------------------------------------------------------------------
 
@@ -189,7 +145,7 @@ class Service:
 
     def roots(self) -> list[Root]:
         """The roots, opened on first use (the current directory when none were given); this
-        is where the index, the runtime and the lease poller start."""
+        is where the index, the runtime and the writer lease's poller start."""
         with self._lock:
             if self._roots is None:
                 paths = self._paths or [Path.cwd().resolve()]
@@ -203,26 +159,11 @@ class Service:
                     raise ToolFailure(f"not a directory: {', '.join(missing)}")
                 self._roots = [Root(p, self.settings, self._listener)
                                for p in dict.fromkeys(paths)]
-                for root in self._roots:
-                    root.try_write()
-                self._poller = threading.Thread(target=self._poll, name="kebab-lease",
-                                                daemon=True)
-                self._poller.start()
             return self._roots
 
     @property
     def opened(self) -> bool:
         return self._roots is not None
-
-    def _poll(self) -> None:
-        """The lease poller (`kebab-lease`): readers try to become the writer."""
-        while not self._stop.wait(LEASE_POLL_S):
-            for root in self._roots or []:
-                if not root.writing:
-                    try:
-                        root.try_write()
-                    except Exception as exc:  # noqa: BLE001 - try again next poll
-                        self._listener.log("error", f"taking over {root.path}: {exc}")
 
     def root(self, name: str | None) -> list[Root]:
         roots = self.roots()
@@ -235,9 +176,6 @@ class Service:
         return chosen
 
     def close(self) -> None:
-        self._stop.set()
-        if self._poller is not None:
-            self._poller.join(LEASE_POLL_S * 3)
         for root in self._roots or []:
             root.close()
 
@@ -260,16 +198,8 @@ class Service:
     def read_lines(self, path: str, start: int, end: int | None) -> Lines:
         """Lines `start`..`end` (1-based, inclusive) of an indexed file under a root, capped
         at MAX_READ_LINES lines and MAX_READ_BYTES bytes."""
-        if start < 1:
-            raise ToolFailure(f"start_line must be at least 1, got {start}")
-        if end is not None and end < start:
-            raise ToolFailure(f"end_line ({end}) is before start_line ({start})")
-        self.wait_first_index()
-        root, rel, target = self.resolve(path)
-        lines = target.read_bytes().decode("utf-8", errors="replace").splitlines()
+        root, rel, lines = self._lines(path, start, end)
         total = len(lines)
-        if start > max(total, 1):
-            raise ToolFailure(f"{rel} has {total} lines; start_line {start} is past the end")
         last = min(end if end is not None else start + MAX_READ_LINES - 1, total,
                    start + MAX_READ_LINES - 1)
         out: list[str] = []
@@ -283,6 +213,78 @@ class Service:
         wanted_end = min(end if end is not None else total, total)
         return Lines(root=root.name, path=rel, start_line=start, end_line=got_end,
                      total_lines=total, text="\n".join(out), truncated=got_end < wanted_end)
+
+    def _lines(self, path: str, start: int, end: int | None) -> tuple[Root, str, list[str]]:
+        """The root, root-relative path and lines of a file a client names with a 1-based
+        line range, checked: the range starts inside the file and does not end before it
+        starts."""
+        if start < 1:
+            raise ToolFailure(f"start_line must be at least 1, got {start}")
+        if end is not None and end < start:
+            raise ToolFailure(f"end_line ({end}) is before start_line ({start})")
+        self.wait_first_index()
+        root, rel, target = self.resolve(path)
+        lines = target.read_bytes().decode("utf-8", errors="replace").splitlines()
+        if start > max(len(lines), 1):
+            raise ToolFailure(f"{rel} has {len(lines)} lines; start_line {start} is past the "
+                              "end")
+        return root, rel, lines
+
+    # -- lookups by handle, name or place (`search.workspace_lookups`) ----------------------
+
+    def indexed(self) -> list[Indexed]:
+        """The roots as the lookups see them, in merge order."""
+        from search.workspace_lookups import Indexed
+
+        out = []
+        for root in self.roots():
+            searcher = root.searcher
+            out.append(Indexed(root.path, searcher.store, searcher))
+        return out
+
+    def references(self, req: ReferencesRequest,
+                   should_stop: Callable[[], bool]) -> tuple[str, SearchResult]:
+        """(the name whose refs these are, its refs grouped by file)."""
+        import dataclasses
+
+        from search import workspace_lookups as lookups
+
+        self.wait_first_index()
+        folders = self.indexed()
+        name = lookups.usage_target(folders, req)
+        req = dataclasses.replace(req, symbol_id=None, place=None, name=name)
+        return name, lookups.references(folders, req, should_stop)
+
+    def describe_symbol(self, handle: str) -> SymbolInfo:
+        from search import workspace_lookups as lookups
+
+        return lookups.describe_symbol(self.indexed(), handle)
+
+    def context(self, req: ContextRequest) -> Context:
+        from search import workspace_lookups as lookups
+
+        return lookups.context(self.indexed(), req)
+
+    def similar(self, text: str | None, path: str | None, start: int | None,
+                end: int | None, k: int, should_stop: Callable[[], bool]) -> SearchResult:
+        """The chunks nearest some code: `text`, or lines `start`..`end` (1-based, inclusive)
+        of a file, which are then left out of the answer."""
+        from indexing.positions import utf16_len
+        from indexing.records import Span
+        from search import workspace_lookups as lookups
+        from search.lookups import Place, SimilarRequest
+
+        place = None
+        if path is not None:
+            assert start is not None and end is not None
+            root, rel, lines = self._lines(path, start, end)
+            last = min(end, len(lines))
+            span = Span(start - 1, 0, last - 1, utf16_len(lines[last - 1]) if lines else 0)
+            place = Place((root.path / rel).as_uri(), span)
+        else:
+            self.wait_first_index()
+        req = SimilarRequest(text=text, place=place, k=k)
+        return lookups.similar(self.indexed(), req, should_stop)
 
     def resolve(self, path: str) -> tuple[Root, str, Path]:
         """The root, root-relative path and real file for a path a client sent. Only files
@@ -336,9 +338,8 @@ class Service:
                 embedded = _embedded_from_meta(folder, stats.chunks)
             last = (dt.datetime.fromtimestamp(stats.last_update, dt.UTC)
                     .isoformat(timespec="seconds") if stats.last_update else None)
-            holder = root.lease.holder()
-            watcher = root.watcher.state if root.watcher else (
-                f"not here: process {holder} writes and watches" if holder else "none")
+            holder = root.holder()
+            watcher = root.watcher_state()
             out.append({
                 "root": root.name, "path": str(root.path),
                 "index_dir": str(folder.index.index_dir),
@@ -359,7 +360,7 @@ class Service:
         for root in roots:
             if not root.try_write():
                 raise ToolFailure(
-                    f"process {root.lease.holder()} is writing the index of {root.name!r} and "
+                    f"process {root.holder()} is writing the index of {root.name!r} and "
                     "keeps it current; build it there, or stop that process")
         for root in roots:
             root.runtime.scan(root.folder, rebuild)

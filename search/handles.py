@@ -17,10 +17,13 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from indexing.records import Symbol
-from indexing.store import ChunkRow, FileRow, Store
 from search.types import InvalidQuery
+
+if TYPE_CHECKING:  # types only: checking a handle's shape needs no store (`kebab mcp` starts thin)
+    from indexing.records import Symbol
+    from indexing.store import ChunkRow, FileRow, Store
 
 _FILE = re.compile(r"^F(\d{1,18})\.([0-9a-f]{10})$")
 _SYMBOL = re.compile(r"^S(\d{1,18})\.(\d{1,9})\.([0-9a-f]{10})$")

@@ -8,13 +8,15 @@ server can never drift apart.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from indexing.filters import Filters
 from indexing.records import Span
 from indexing.settings import MAX_K as MAX_K
 from indexing.settings import MODES as MODES
-from indexing.store import ChunkRow
+
+if TYPE_CHECKING:  # a type only: the request types load without the store
+    from indexing.store import ChunkRow
 
 DEFAULT_K = 20
 DEFAULT_SNIPPET_CHARS = 200

@@ -23,6 +23,10 @@ class Folder:
     name: str
     index: FolderIndex
     removed: bool = False
+    #: False while another process holds this index's writer lease (`runtime.lease`): this
+    #: process then only reads it, and the writer leaves it alone (no scan, no file event).
+    #: Set by `Runtime.add_folder`'s claim, and by whoever takes the lease over later.
+    writes: bool = True
     # Written by the writer only.
     pending_work: int = 0  # scans and event batches queued or running for this folder
     progress: tuple[int, int] | None = None  # (files written, files to write) of a scan

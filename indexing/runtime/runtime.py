@@ -17,7 +17,7 @@ succeeds and the index catches up.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from indexing.runtime.embedding import EmbedScheduler
@@ -29,17 +29,24 @@ from indexing.runtime.refresher import Refresher
 from indexing.runtime.writer import Writer
 from indexing.settings import Scope, Settings, changed
 
+#: Whether this process may write a folder's index (`runtime.writership`); by default it may.
+Claim = Callable[[Folder], bool]
+
 
 class Runtime:
     def __init__(self, listener: Listener, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self.listener = listener
+        #: Asked by `add_folder` before any scan: may this process write the folder's index?
+        #: A process sharing indexes with others sets it (`Writership.claim`).
+        self.claim: Claim = lambda folder: True
         self.registry = FolderRegistry()
         self.embedder = EmbedScheduler(self.registry, listener)
         self.refresher = Refresher(listener)
         self.writer = Writer(self.registry, listener, self._written,
                              self.settings.debounce_ms / 1000)
         self._started = False
+        self.stopped = False  # for good: `stop` has stopped every thread and closed every index
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -58,13 +65,15 @@ class Runtime:
         self.refresher.stop(timeout)
         for folder in self.registry.snapshot():
             folder.index.close()
+        self.stopped = True
 
     # -- folders -----------------------------------------------------------------------------
 
     def add_folder(self, uri: str, name: str, root: Path, scan: bool = True,
                    check: bool = True) -> Folder:
-        """Open (or reuse) a folder's index and queue its first scan; cheap, never scans
-        inline. The scan is incremental, so it also finds files changed while we were down.
+        """Open (or reuse) a folder's index and queue its first scan (if this process writes it:
+        `claim`); cheap, never scans inline. The scan is incremental, so it also finds files
+        changed while we were down.
         With `check`, the index is also read through in the background for damage that no
         query or write would meet soon (the refresher runs `Store.verify`)."""
         existing = self.registry.get(uri)
@@ -77,6 +86,7 @@ class Runtime:
         if folder.index is not index:  # another thread opened it first
             index.close()
             return folder
+        folder.writes = self.claim(folder)
         watcher = _StoreWatcher(self, folder)
         index.store.watcher = watcher
         if index.store.read_only is not None:

@@ -16,6 +16,10 @@ The writer also owns the rest of an index's lifecycle: closing the index of a re
 delay, until a write succeeds and a scan catches the index up (a pending retry is not work:
 `wait_idle` does not wait for it); and, when it has nothing else to do, checkpointing what
 small writes left in the WAL (`Store.settle`), so a save never waits for that sync.
+
+A folder whose index another process writes (`Folder.writes` false: that process holds the
+index's writer lease) is never written here: its scans are not queued, its file events are
+dropped (the writing process sees them too), its refused writes are not retried.
 """
 
 from __future__ import annotations
@@ -98,6 +102,9 @@ class Writer:
             self._cond.notify_all()
 
     def scan(self, folder: Folder, rebuild: bool = False) -> None:
+        """Queue a scan of `folder`; none for a folder another process writes."""
+        if not folder.writes:
+            return
         with self._cond:
             folder.pending_work += 1
             self._scans.append((folder, rebuild))
@@ -114,7 +121,7 @@ class Writer:
         """The disk refused a write for `folder`: try again later, each time later, until a
         write succeeds (then the folder is scanned to catch up)."""
         with self._cond:
-            if folder.removed or folder in self._retries:
+            if folder.removed or not folder.writes or folder in self._retries:
                 return
             delay = min(RETRY_MAX_S, self._backoff.get(folder, RETRY_FIRST_S / 2) * 2)
             self._backoff[folder] = delay
@@ -126,7 +133,7 @@ class Writer:
             pending = []
             for event in events:
                 owners = tuple(f for f in self._registry.snapshot()
-                               if any(f.owns(p) for p in event.paths()))
+                               if f.writes and any(f.owns(p) for p in event.paths()))
                 for folder in owners:
                     folder.pending_work += 1
                 pending.append(_Pending(event, owners))
@@ -305,6 +312,8 @@ class Writer:
     def _apply(self, due: list[_Pending]) -> None:
         try:
             for folder in self._registry.snapshot():
+                if not folder.writes:  # another process writes it (and sees the change)
+                    continue
                 mine = [p.event for p in due if any(folder.owns(x) for x in p.event.paths())]
                 if mine and not folder.removed:
                     try:

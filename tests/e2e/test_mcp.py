@@ -16,8 +16,13 @@ from mcp import types
 from mcp_support import SAMPLE, call, error, make_workspace, mcp_session
 
 NO_EMBED = "--no-embed"
-HEAVY = {"lancedb", "pyarrow", "onnxruntime", "tokenizers", "tree_sitter", "tree_sitter_python",
-         "indexing.runtime", "indexing.embed"}
+#: The lookups by handle, name or place, and their arguments.
+LOOKUPS = {
+    "find_references": {"symbol_id", "name", "kinds", "k", "cursor"},
+    "get_symbol_details": {"symbol_id"},
+    "get_surrounding_code": {"chunk_id", "symbol_id", "before", "after"},
+    "find_similar_code": {"path", "start_line", "end_line", "text", "k"},
+}
 
 
 async def test_tools_list_is_complete_and_start_is_thin(tmp_path: Path) -> None:
@@ -25,12 +30,13 @@ async def test_tools_list_is_complete_and_start_is_thin(tmp_path: Path) -> None:
     async with mcp_session([ws], tmp_path / "index", NO_EMBED) as s:
         listed = {t.name: t for t in (await s.list_tools()).tools}
         assert set(listed) == {"codebase_search", "read_file_lines", "get_status",
-                               "build_index", "help", "debug_state"}
+                               "build_index", "help", "debug_state", *LOOKUPS}
         state = await call(s, "debug_state")
         assert state["loaded"] == [], "heavy modules loaded before any tool needed them"
         assert state["writing"] == {}  # the index is not even opened yet
 
-        for name in ("codebase_search", "read_file_lines", "get_status", "build_index", "help"):
+        for name in ("codebase_search", "read_file_lines", "get_status", "build_index", "help",
+                     *LOOKUPS):
             tool = listed[name]
             assert tool.description and len(tool.description) > 40
             assert tool.output_schema is not None and tool.output_schema["type"] == "object"
@@ -48,9 +54,21 @@ async def test_tools_list_is_complete_and_start_is_thin(tmp_path: Path) -> None:
         read = listed["read_file_lines"].input_schema
         assert read["required"] == ["path"]
         assert listed["read_file_lines"].annotations.read_only_hint is True
+        for name, properties in LOOKUPS.items():
+            schema = listed[name].input_schema
+            assert set(schema["properties"]) == properties, name
+            assert listed[name].annotations.read_only_hint is True
+        refs = listed["find_references"].input_schema["properties"]
+        assert refs["kinds"]["anyOf"][1]["items"]["enum"] == ["import", "call", "identifier",
+                                                              "string"]
+        assert (refs["k"]["minimum"], refs["k"]["maximum"]) == (1, 500)
+        around = listed["get_surrounding_code"].input_schema["properties"]
+        assert (around["before"]["minimum"], around["before"]["maximum"]) == (0, 50)
+        assert listed["get_symbol_details"].input_schema["required"] == ["symbol_id"]
 
         helped = await call(s, "help")
-        assert "codebase_search" in helped["text"] and "read_file_lines" in helped["text"]
+        for name in ("codebase_search", "read_file_lines", *LOOKUPS):
+            assert name in helped["text"], name
         assert (await call(s, "debug_state"))["loaded"] == []
 
 
@@ -130,6 +148,278 @@ async def test_codebase_search(tmp_path: Path) -> None:
             s, "codebase_search", query="a" * 10_001)
         bad_glob = await error(s, "codebase_search", query="x", path_glob="src/[")
         assert "glob" in bad_glob.lower()
+
+
+def _lines(rel: str, first: int, last: int) -> str:
+    """Lines first..last (1-based, inclusive) of a sample file."""
+    return "\n".join((SAMPLE / rel).read_text().splitlines()[first - 1 : last])
+
+
+def _refs(answer: dict[str, Any]) -> list[tuple[str, int, str, str | None]]:
+    """(path, line, kind, enclosing title) of every ref, in answer order."""
+    return [(f["path"], r["line"], r["kind"], (r.get("enclosing") or {}).get("title"))
+            for f in answer["files"] for r in f["refs"]]
+
+
+async def test_lookups_follow_the_handles_of_a_hit(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    async with mcp_session([ws], tmp_path / "index", NO_EMBED) as s:
+        top = (await call(s, "codebase_search", query="get_user_by_id"))["hits"][0]
+        assert top["title"] == "UserStore.get_user_by_id"
+        assert top["symbol_id"].startswith("S") and len(top["handle"]) == 16
+
+        # get_symbol_details: the definition, its container and its refs by kind.
+        method = await call(s, "get_symbol_details", symbol_id=top["symbol_id"])
+        parent = method.pop("parent")
+        assert {k: v for k, v in method.items() if k not in ("_text", "file_id", "chunk_id")} \
+            == {"symbol_id": top["symbol_id"], "path": "src/users/store.py", "line": 12,
+                "end_line": 14, "lang": "python", "name": "get_user_by_id",
+                "qualified_name": "UserStore.get_user_by_id", "kind": "method",
+                "container": "UserStore",
+                "signature": "def get_user_by_id(self, user_id: int) -> str | None:",
+                "doc": "Return the user's name, or None when the id is unknown.",
+                "children": [], "children_total": 0,
+                "ref_counts": {"import": 0, "call": 1, "identifier": 0, "string": 0,
+                               "total": 1}}
+        assert method["chunk_id"] == top["handle"]
+        assert (parent["name"], parent["kind"], parent["line"]) == ("UserStore", "class", 6)
+        assert method["_text"].splitlines()[:4] == [
+            f"UserStore.get_user_by_id (method) src/users/store.py:12-14  #{top['symbol_id']}",
+            "signature: def get_user_by_id(self, user_id: int) -> str | None:",
+            "doc: Return the user's name, or None when the id is unknown.",
+            f"in: UserStore (class) :6  #{parent['symbol_id']}"]
+        cls = await call(s, "get_symbol_details", symbol_id=parent["symbol_id"])
+        assert [(c["name"], c["kind"], c["line"]) for c in cls["children"]] == [
+            ("__init__", "method", 9), ("get_user_by_id", "method", 12),
+            ("add_user", "method", 16)]
+        assert cls["children"][1]["symbol_id"] == top["symbol_id"]
+        assert (cls["line"], cls["end_line"], cls["doc"]) == (
+            6, 19, "Keeps users in memory, keyed by id.")
+        assert cls["ref_counts"] == {"import": 1, "call": 1, "identifier": 0, "string": 0,
+                                     "total": 2}
+
+        # find_references: by handle or by (qualified) name, the same refs, grouped by file,
+        # each in its enclosing definition; calls before imports.
+        by_handle = await call(s, "find_references", symbol_id=top["symbol_id"])
+        by_name = await call(s, "find_references", name="UserStore.get_user_by_id")
+        assert by_handle["files"] == by_name["files"]
+        assert by_handle["name"] == "get_user_by_id"
+        [ref] = by_handle["files"][0]["refs"]
+        test_fn = ref["enclosing"]
+        assert (by_handle["files"][0]["path"], ref["line"], ref["kind"], ref["receiver"],
+                ref["text"], test_fn["title"], test_fn["kind"], test_fn["line"]) == (
+            "tests/test_store.py", 7, "call", "store",
+            'assert store.get_user_by_id(1) == "ada"', "test_get_user_by_id", "function", 4)
+        assert (by_handle["returned"], by_handle["total_matches"]) == (1, 1)
+        assert by_handle["_text"].splitlines() == [
+            "1 ref(s) of 'get_user_by_id' in 1 file(s)", "tests/test_store.py",
+            f"  :7 call in test_get_user_by_id #{test_fn['symbol_id']}  "
+            'assert store.get_user_by_id(1) == "ada"']
+        users = await call(s, "find_references", name="UserStore")
+        assert _refs(users) == [("tests/test_store.py", 5, "call", "test_get_user_by_id"),
+                                ("tests/test_store.py", 1, "import", None)]
+        assert users["_text"].splitlines()[3].startswith("  :1 import top level #")
+        imports = await call(s, "find_references", name="UserStore", kinds="import")
+        assert _refs(imports) == [("tests/test_store.py", 1, "import", None)]
+        spread = await call(s, "find_references", name="users")
+        assert _refs(spread) == [
+            ("tests/test_store.py", 1, "import", None),
+            ("server/handler.go", 5, "identifier", "server.Handler.GetUserByID"),
+            ("server/handler.go", 10, "identifier", "server.Handler")]
+        assert [f["path"] for f in spread["files"]] == ["tests/test_store.py",
+                                                        "server/handler.go"]
+        # Paging: two pages of two are the four refs, in order.
+        whole = await call(s, "find_references", name="user_id")
+        assert [r[1] for r in _refs(whole)] == [12, 14, 16, 19]
+        page1 = await call(s, "find_references", name="user_id", k=2)
+        assert (page1["returned"], page1["total_matches"]) == (2, 4)
+        page2 = await call(s, "find_references", name="user_id", k=2,
+                           cursor=page1["next_cursor"])
+        assert _refs(page1) + _refs(page2) == _refs(whole)
+        assert "next_cursor" not in page2
+        assert "another search" in await error(s, "find_references", name="users", k=2,
+                                               cursor=page1["next_cursor"])
+        assert (await call(s, "find_references", name="no_such_name"))["files"] == []
+
+        # get_surrounding_code: the block and its neighbours, exactly as in the file.
+        around = await call(s, "get_surrounding_code", chunk_id=top["handle"])
+        block = around["block"]
+        assert (around["path"], block["chunk_id"], block["symbol_id"], block["title"],
+                block["line"], block["end_line"], block["text"]) == (
+            "src/users/store.py", top["handle"], top["symbol_id"], "UserStore.get_user_by_id",
+            12, 14, _lines("src/users/store.py", 12, 14))
+        assert [(b["title"], b["line"], b["end_line"], b["text"]) for b in around["before"]] == [
+            ("UserStore.__init__", 9, 10, _lines("src/users/store.py", 9, 10))]
+        assert [(b["title"], b["line"], b["end_line"], b["text"]) for b in around["after"]] == [
+            ("UserStore.add_user", 16, 19, _lines("src/users/store.py", 16, 19))]
+        assert around["_text"].splitlines()[:4] == [
+            "src/users/store.py",
+            f"   :9-10 UserStore.__init__ (method)  #{around['before'][0]['chunk_id']}",
+            *_lines("src/users/store.py", 9, 10).splitlines()]
+        assert f">> :12-14 UserStore.get_user_by_id (method)  #{top['handle']}" in \
+            around["_text"].splitlines()
+        by_symbol = await call(s, "get_surrounding_code", symbol_id=top["symbol_id"],
+                               before=0, after=2)
+        assert by_symbol["block"] == block and by_symbol["before"] == []
+        assert [b["title"] for b in by_symbol["after"]] == ["UserStore.add_user"]  # the last
+        # A definition's refs lead to the code around them.
+        caller = await call(s, "get_surrounding_code", chunk_id=ref["chunk_id"], before=0,
+                            after=0)
+        assert (caller["block"]["title"], caller["block"]["text"]) == (
+            "test_get_user_by_id", _lines("tests/test_store.py", 4, 7))
+
+        # find_similar_code without vectors: a lexical answer, and a warning that says so; the
+        # range itself is left out.
+        like = await call(s, "find_similar_code", path="src/users/store.py", start_line=12,
+                          end_line=14, k=3)
+        assert any("embeddings are off; answered with lexical search" in w
+                   for w in like["meta"]["warnings"])
+        assert "warning: embeddings are off" in like["_text"]
+        assert like["hits"] and len(like["hits"]) <= 3
+        assert not any(h["path"] == "src/users/store.py" and h["line"] <= 14
+                       and h["end_line"] >= 12 for h in like["hits"])
+        assert like["hits"][0]["path"] == "server/handler.go"
+        assert like["hits"][0]["title"] == "server.Handler.GetUserByID"
+        by_text = await call(s, "find_similar_code", text=_lines("src/users/store.py", 12, 14))
+        assert by_text["hits"][0]["handle"] == top["handle"]  # not left out: no range given
+
+
+async def test_lookups_refuse_bad_arguments(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    async with mcp_session([ws], tmp_path / "index", NO_EMBED) as s:
+        top = (await call(s, "codebase_search", query="get_user_by_id"))["hits"][0]
+        never = "S999.0.0123456789"
+        refusals: list[tuple[str, dict[str, Any], str]] = [
+            ("find_references", {}, "find_references needs exactly one of symbol_id or name"),
+            ("find_references", {"symbol_id": top["symbol_id"], "name": "x"},
+             "needs exactly one of symbol_id or name; got symbol_id and name"),
+            ("find_references", {"symbol_id": "bogus"},
+             "'symbol_id' must be a symbol handle from a kebab answer"),
+            ("find_references", {"symbol_id": top["handle"]}, "must be a symbol handle"),
+            ("find_references", {"name": "x", "kinds": ["calls"]},
+             "unknown kinds(s) 'calls'; expected one of import, call, identifier, string"),
+            ("find_references", {"name": "x", "k": 0}, "'k' must be an integer in 1..500"),
+            ("find_references", {"name": "x", "k": 400, "cursor": None},
+             ""),  # a valid request: checked below
+            ("find_references", {"name": "who calls x"}, "a usage request needs a name"),
+            ("find_references", {"name": ""}, "'name' must be a non-empty string"),
+            ("find_references", {"name": "x", "cursor": "zz"},
+             "cursor 'zz' is not one this server gave out"),
+            ("find_references", {"symbol_id": never}, f"the symbol handle {never!r} is stale"),
+            ("get_symbol_details", {}, "symbol_id"),
+            ("get_symbol_details", {"symbol_id": top["handle"]},
+             "'symbol_id' must be a symbol handle"),
+            ("get_symbol_details", {"symbol_id": never}, "is stale"),
+            ("get_surrounding_code", {},
+             "get_surrounding_code needs exactly one of chunk_id or symbol_id"),
+            ("get_surrounding_code", {"chunk_id": top["handle"], "symbol_id": top["symbol_id"]},
+             "got chunk_id and symbol_id"),
+            ("get_surrounding_code", {"chunk_id": "xyz"},
+             "'chunk_id' must be a chunk handle from a kebab answer (16 hex digits)"),
+            ("get_surrounding_code", {"chunk_id": top["handle"], "before": 51},
+             "'before' must be an integer in 0..50, got 51"),
+            ("get_surrounding_code", {"chunk_id": top["handle"], "after": -1},
+             "'after' must be an integer in 0..50, got -1"),
+            ("get_surrounding_code", {"chunk_id": "0123456789abcdef"},
+             "the chunk handle '0123456789abcdef' is stale"),
+            ("find_similar_code", {}, "find_similar_code needs exactly one of path or text"),
+            ("find_similar_code", {"text": "x", "path": "src/users/store.py"},
+             "got path and text"),
+            ("find_similar_code", {"path": "src/users/store.py"},
+             "with path needs start_line and end_line"),
+            ("find_similar_code", {"text": "x", "start_line": 1},
+             "start_line and end_line go with path"),
+            ("find_similar_code", {"text": "   "}, "text is blank"),
+            ("find_similar_code", {"text": "a" * 10_001},
+             "the text is 10,001 characters long"),
+            ("find_similar_code", {"text": "x", "k": 501}, "'k' must be an integer in 1..500"),
+            ("find_similar_code", {"path": "src/users/store.py", "start_line": 90,
+                                   "end_line": 99}, "has 19 lines; start_line 90 is past"),
+            ("find_similar_code", {"path": "src/users/store.py", "start_line": 5,
+                                   "end_line": 2}, "end_line (2) is before start_line (5)"),
+            ("find_similar_code", {"path": "src/users/store.py", "start_line": 0,
+                                   "end_line": 2}, "greater than or equal to 1"),
+            ("find_similar_code", {"path": "../outside/private.py", "start_line": 1,
+                                   "end_line": 2}, "contains '..'"),
+            ("find_similar_code", {"path": str(ws / "src/users/store.py"), "start_line": 1,
+                                   "end_line": 2}, "is absolute"),
+            ("find_similar_code", {"path": "link_out.py", "start_line": 1, "end_line": 2},
+             "symlink out"),
+            ("find_similar_code", {"path": ".env", "start_line": 1, "end_line": 1},
+             "not in the index"),
+            ("find_similar_code", {"path": "ignored.py", "start_line": 1, "end_line": 1},
+             "not in the index"),
+        ]
+        for tool, args, message in refusals:
+            if not message:
+                assert (await call(s, tool, **args))["files"] == []
+                continue
+            got = await error(s, tool, **args)
+            assert message in got, (tool, args, got)
+
+
+async def _wait_for(session: Any, query: str, line: int, timeout: float = 20) -> dict[str, Any]:
+    """The top hit for `query` once it is at `line` (the watcher indexed an edit)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        hits = (await call(session, "codebase_search", query=query))["hits"]
+        if hits and hits[0]["line"] == line:
+            return hits[0]
+        assert time.monotonic() < deadline, f"{query} never moved to line {line}: {hits[:1]}"
+        await asyncio.sleep(0.2)
+
+
+async def test_handles_go_stale_when_their_file_changes(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    async with mcp_session([ws], tmp_path / "index", NO_EMBED) as s:
+        old = (await call(s, "codebase_search", query="get_user_by_id"))["hits"][0]
+        assert (await call(s, "get_symbol_details", symbol_id=old["symbol_id"]))["line"] == 12
+        path = ws / "src/users/store.py"
+        path.write_text("import os\n" + path.read_text())  # every line moves down one
+        new = await _wait_for(s, "get_user_by_id", 13)
+        assert (new["handle"], new["symbol_id"]) != (old["handle"], old["symbol_id"])
+        for tool, args, what in (
+                ("get_symbol_details", {"symbol_id": old["symbol_id"]}, "symbol"),
+                ("find_references", {"symbol_id": old["symbol_id"]}, "symbol"),
+                ("get_surrounding_code", {"symbol_id": old["symbol_id"]}, "symbol"),
+                ("get_surrounding_code", {"chunk_id": old["handle"]}, "chunk")):
+            message = await error(s, tool, **args)
+            handle = args.get("symbol_id") or args.get("chunk_id")
+            assert f"the {what} handle {handle!r} is stale: its file changed" in message
+            assert "search again" in message
+        # The fresh handles answer from the new file.
+        details = await call(s, "get_symbol_details", symbol_id=new["symbol_id"])
+        assert (details["line"], details["end_line"]) == (13, 15)
+        around = await call(s, "get_surrounding_code", chunk_id=new["handle"])
+        assert around["block"]["line"] == 13
+        # A handle of an unchanged file stays valid.
+        test_fn = (await call(s, "codebase_search", query="test_get_user_by_id"))["hits"][0]
+        assert (await call(s, "get_symbol_details", symbol_id=test_fn["symbol_id"]))[
+            "name"] == "test_get_user_by_id"
+
+
+async def test_similar_code_by_vector_leaves_out_the_range(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    async with mcp_session([ws], tmp_path / "index") as s:
+        await call(s, "codebase_search", query="user")  # waits for the first index
+        deadline = time.monotonic() + 120
+        while True:
+            vectors = (await call(s, "get_status"))["roots"][0]["vectors"]
+            if vectors["total"] and vectors["share"] == 1.0:
+                break
+            assert time.monotonic() < deadline, "the sample was never fully embedded"
+            await asyncio.sleep(0.2)
+        like = await call(s, "find_similar_code", path="web/api.ts", start_line=2, end_line=5,
+                          k=4)
+        assert "vector" in like["meta"]["query_plan"], like["meta"]
+        assert like["meta"]["warnings"] == []
+        assert len(like["hits"]) == 4
+        assert not any(h["path"] == "web/api.ts" and h["line"] <= 5 and h["end_line"] >= 2
+                       for h in like["hits"])
+        # The same lookup in Go is among the nearest.
+        assert "server.Handler.GetUserByID" in [h["title"] for h in like["hits"][:2]]
+        by_text = await call(s, "find_similar_code", text=_lines("web/api.ts", 2, 5), k=1)
+        assert by_text["hits"][0]["title"] == "getUserById"  # nothing left out
 
 
 def _network_sockets(pid: int) -> list[str]:

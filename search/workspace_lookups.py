@@ -1,0 +1,207 @@
+"""The lookups by handle, name or place over a workspace of several folders: the refs of a
+name, a definition's details, the blocks around a hit, code like a range. `kebab/references`,
+`kebab/symbol`, `kebab/context`, `kebab/similar` (the LSP session) and the MCP tools built on
+them (the MCP service) both call these; nothing here knows a protocol type.
+
+A workspace is a sequence of `Indexed` folders, in merge order. A handle names one folder's
+entity: each lookup tries the folders in turn, and says the handle is stale when none holds
+it. Every lookup reads a store inside `Store.reading()`, one read transaction, so a save
+committed meanwhile is seen whole or not at all: a handle that resolved is described from the
+file it was issued for, never from half of its replacement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+from urllib.request import url2pathname
+
+from indexing.records import Span
+from indexing.store import Store
+from search import handles
+from search.context import Context, around
+from search.describe import SymbolInfo, describe
+from search.engine import Cancelled, Searcher
+from search.lookups import ContextRequest, ReferencesRequest, SimilarRequest
+from search.merge import merge_results
+from search.similar import similar as similar_in
+from search.types import InvalidQuery, SearchResult
+from search.usage import usage_name
+
+ShouldStop = Callable[[], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Indexed:
+    """One folder of a workspace as the lookups see it: its root, its index, and the searcher
+    over that index."""
+
+    root: Path
+    store: Store
+    searcher: Searcher
+
+    def relative(self, path: Path) -> str | None:
+        """`path` (resolved) relative to this folder's root, or None when it lies outside."""
+        if path == self.root or self.root in path.parents:
+            return path.relative_to(self.root).as_posix()
+        return None
+
+
+Workspace = Sequence[Indexed]
+
+
+def fs_path(uri: str) -> Path:
+    """A file: URI as a path (what `search.lookups` checked it is)."""
+    return Path(url2pathname(urlparse(uri).path))
+
+
+def place(folders: Workspace, path: Path) -> tuple[Indexed, str]:
+    """The folder holding `path`, and the path relative to its root."""
+    resolved = path.resolve()
+    for folder in folders:
+        rel = folder.relative(resolved)
+        if rel is not None:
+            return folder, rel
+    raise InvalidQuery(f"{path} is not in an open workspace folder")
+
+
+def name_at(folders: Workspace, path: Path, line: int, col: int) -> str | None:
+    """The name used or defined at a 0-based line and UTF-16 column of a file, or None."""
+    folder, rel = place(folders, path)
+    with folder.store.reading():
+        return folder.store.name_at(rel, line, col)
+
+
+def symbol_name(folders: Workspace, handle: str) -> str:
+    """The name of the definition a symbol handle names; StaleHandle when none does."""
+    for folder in folders:
+        with folder.store.reading():
+            found = handles.resolve_symbol(folder.store, handle)
+        if found is not None:
+            return found.symbol.name
+    raise handles.stale("symbol", handle)
+
+
+def usage_target(folders: Workspace, req: ReferencesRequest) -> str:
+    """The name whose refs a request asks for (it gives a symbol handle, a name or a place),
+    as refs store it. Raises InvalidQuery (StaleHandle for a stale handle)."""
+    name = req.name
+    if req.symbol_id is not None:
+        name = symbol_name(folders, req.symbol_id)
+    elif req.place is not None:
+        span = req.place.span
+        path = fs_path(req.place.uri)
+        name = name_at(folders, path, span.start_line, span.start_col)
+        if name is None:
+            raise InvalidQuery(f"no name at line {span.start_line}, character "
+                               f"{span.start_col} of {path} in the index")
+    return usage_name(name or "")
+
+
+def references(folders: Workspace, req: ReferencesRequest,
+               should_stop: ShouldStop) -> SearchResult:
+    """The refs of the name a request gives, grouped by file (`search.usage`). Raises
+    InvalidQuery (StaleHandle for a stale handle)."""
+    name = usage_target(folders, req)
+    results = []
+    for folder in folders:
+        if should_stop():
+            raise Cancelled()
+        searcher = folder.searcher
+        with searcher.store.reading():  # the refs, their rows and chunks: one state
+            results.append(searcher.usages(name, req.filters, req.k, req.kinds))
+    return merge_results(results, req.k, "auto")
+
+
+def definitions(folders: Workspace, name: str) -> list[tuple[str, str, Span]]:
+    """(root, path, name span) of every definition of `name`."""
+    out: list[tuple[str, str, Span]] = []
+    for folder in folders:
+        with folder.store.reading():
+            out.extend((str(folder.root), path, sym.selection)
+                       for path, sym in folder.store.definitions_named(name))
+    return out
+
+
+def describe_symbol(folders: Workspace, handle: str) -> SymbolInfo:
+    """A definition's details from its handle (`search.describe`); StaleHandle when no folder
+    holds it."""
+    for folder in folders:
+        with folder.store.reading():
+            found = handles.resolve_symbol(folder.store, handle)
+            if found is not None:
+                return describe(folder.store, str(folder.root), found)
+    raise handles.stale("symbol", handle)
+
+
+def context(folders: Workspace, req: ContextRequest) -> Context:
+    """The block a chunk or symbol handle names, with `before` and `after` neighbours in its
+    file. Raises InvalidQuery (StaleHandle for a stale handle, and a definition with no block
+    of its own)."""
+    for folder in folders:
+        store = folder.store
+        with store.reading():
+            if req.chunk_id is not None:
+                chunk = handles.resolve_chunk(store, req.chunk_id)
+            else:
+                assert req.symbol_id is not None
+                found = handles.resolve_symbol(store, req.symbol_id)
+                chunk = store.chunk_of_symbol(found.file.rowid, found.ord) if found else None
+                if found is not None and chunk is None:
+                    raise InvalidQuery(f"the definition {req.symbol_id!r} has no block of its "
+                                       "own (a value or a one-line definition): ask for the "
+                                       "context of the hit's chunk_id instead")
+            if chunk is not None:
+                return around(store, str(folder.root), chunk, req.before, req.after)
+    if req.chunk_id is not None:
+        raise handles.stale("chunk", req.chunk_id)
+    assert req.symbol_id is not None
+    raise handles.stale("symbol", req.symbol_id)
+
+
+def similar(folders: Workspace, req: SimilarRequest, should_stop: ShouldStop) -> SearchResult:
+    """The chunks nearest the request's code (its text, or a range of a file, which is then
+    left out of the answer), by vector; lexically, with a warning, where no vectors exist."""
+    text = req.text
+    owner: Indexed | None = None
+    exclude: tuple[str, Span] | None = None
+    if req.place is not None:
+        owner, rel = place(folders, fs_path(req.place.uri))
+        text = range_text(owner, rel, req.place.span)
+        exclude = (rel, req.place.span)
+    if not text or not text.strip():
+        raise InvalidQuery("no code to find more of: the text (or the range) is blank")
+    results = []
+    for folder in folders:
+        if should_stop():
+            raise Cancelled()
+        results.append(similar_in(folder.searcher, text, req.k, req.filters,
+                                  exclude if folder is owner else None, should_stop))
+    return merge_results(results, req.k, "auto")
+
+
+def range_text(folder: Indexed, rel: str, span: Span) -> str:
+    """The text of a range, as indexed (or from disk when the file is not indexed)."""
+    store = folder.store
+    with store.reading():
+        file = store.file_by_path(rel)
+        text = store.file_text_of(file.rowid) if file else None
+    if text is None:
+        try:
+            text = (folder.root / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise InvalidQuery(f"cannot read {rel}: {exc}") from exc
+    lines = text.split("\n")[span.start_line : span.end_line + 1]
+    if not lines:
+        return ""
+    if len(lines) == 1:
+        return _utf16_slice(lines[0], span.start_col, span.end_col)
+    return "\n".join([_utf16_slice(lines[0], span.start_col, None), *lines[1:-1],
+                      _utf16_slice(lines[-1], 0, span.end_col)])
+
+
+def _utf16_slice(line: str, start: int, end: int | None) -> str:
+    data = line.encode("utf-16-le", "surrogatepass")
+    return data[2 * start : None if end is None else 2 * end].decode("utf-16-le", "replace")

@@ -1,0 +1,108 @@
+"""Writership: of two runtimes sharing one index (flock is per open file, so two in one process
+behave as two processes), exactly one writes; the other reads, leaves the index alone, and
+takes over once the writer has stopped. Real stores, leases and threads."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from indexing.runtime import Runtime, SilentListener
+from indexing.runtime.writership import Writership
+from indexing.settings import Settings
+
+
+def _runtime(index: Path, poll_s: float = 0.1) -> tuple[Runtime, Writership]:
+    runtime = Runtime(SilentListener(), Settings(index_dir=str(index), workers=1, embed=False))
+    writership = Writership(runtime, watch=False, poll_s=poll_s)
+    runtime.claim = writership.claim
+    return runtime, writership
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Iterator[Path]:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.py").write_text("def alpha():\n    pass\n")
+    yield root
+
+
+def _names(runtime: Runtime) -> set[str]:
+    return set(runtime.folders()[0].index.store.file_states())
+
+
+def test_one_writes_the_other_reads_then_takes_over(tree: Path, tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    first, first_ship = _runtime(index)
+    second, second_ship = _runtime(index)
+    try:
+        writer = first.add_folder(tree.as_uri(), "ws", tree)
+        assert writer.writes
+        assert first.wait_idle(30)
+        second.start()  # as a language server's is, reading or not
+        reader = second.add_folder(tree.as_uri(), "ws", tree)
+        assert not reader.writes and not reader.building  # no scan was queued
+        assert second_ship.holder(reader) == first_ship.holder(writer)
+        assert second_ship.watcher_state(reader) is None
+
+        # The reader's runtime leaves the index alone: a change it hears of is not written,
+        # a rebuild asked of it is not queued; the writer's commit is what it reads.
+        (tree / "b.py").write_text("def beta():\n    pass\n")
+        second.changed([tree / "b.py"])
+        second.scan(reader, rebuild=True)
+        assert second.wait_idle(5) and not reader.building
+        assert _names(second) == {"a.py"}
+        first.changed([tree / "b.py"])
+        deadline = time.monotonic() + 30
+        while _names(second) != {"a.py", "b.py"}:
+            assert time.monotonic() < deadline, "the reader never saw the writer's commit"
+            time.sleep(0.05)
+
+        # The writer stops (its lease goes with it); the reader takes over and catches up.
+        (tree / "c.py").write_text("def gamma():\n    pass\n")
+        first.stop()
+        first_ship.close()
+        deadline = time.monotonic() + 10
+        while not reader.writes:
+            assert time.monotonic() < deadline, "the reader never took over"
+            time.sleep(0.05)
+        assert second.wait_idle(30)
+        assert _names(second) == {"a.py", "b.py", "c.py"}
+        (tree / "a.py").unlink()
+        second.changed([tree / "a.py"])
+        assert second.wait_idle(30)
+        deadline = time.monotonic() + 10
+        while _names(second) != {"b.py", "c.py"}:
+            assert time.monotonic() < deadline, "the new writer did not apply the event"
+            time.sleep(0.05)
+    finally:
+        for runtime, ship in ((first, first_ship), (second, second_ship)):
+            runtime.stop()
+            ship.close()
+
+
+def test_a_stopped_runtime_lets_its_leases_go(tree: Path, tmp_path: Path) -> None:
+    """A language server between `shutdown` and `exit`: its runtime stopped, so another
+    process may write at once, without waiting for this one to exit."""
+    index = tmp_path / "index"
+    runtime, ship = _runtime(index)
+    try:
+        folder = runtime.add_folder(tree.as_uri(), "ws", tree)
+        assert folder.writes and runtime.wait_idle(30)
+        runtime.stop()
+        other, other_ship = _runtime(index, poll_s=60)  # no takeover by polling here
+        try:
+            opened = other.add_folder(tree.as_uri(), "ws", tree)
+            deadline = time.monotonic() + 5
+            while not other_ship.claim(opened):
+                assert time.monotonic() < deadline, "the stopped runtime kept its lease"
+                time.sleep(0.1)
+        finally:
+            other.stop()
+            other_ship.close()
+    finally:
+        runtime.stop()
+        ship.close()
