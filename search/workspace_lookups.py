@@ -95,8 +95,9 @@ def usage_target(folders: Workspace, req: ReferencesRequest) -> str:
         path = fs_path(req.place.uri)
         name = name_at(folders, path, span.start_line, span.start_col)
         if name is None:
-            raise InvalidQuery(f"no name at line {span.start_line}, character "
-                               f"{span.start_col} of {path} in the index")
+            raise InvalidQuery(f"no name at line {span.start_line + 1}, column "
+                               f"{span.start_col + 1} of {path} in the index (1-based, as "
+                               "editors show it)")
     return usage_name(name or "")
 
 

@@ -332,5 +332,16 @@ async def test_similar_by_vector_leaves_out_the_range(start_server: StartFn,
         "k": 2}))
     assert result["meta"]["intent"] == {"name": "similar", "rule": "intent set by request"}
     assert not any("lexical" in w for w in result["meta"]["warnings"])
-    assert result["meta"]["query_plan"] == "vector"
+    assert result["meta"]["query_plan"] == "or+vector"  # both arms: words and vector
     assert [h["title"] for h in result["hits"]] == ["fetch_with_backoff", "render_table"]
+
+
+async def test_references_at_a_place_with_no_name_say_where_as_editors_count(
+        start_server: StartFn, tree: Path) -> None:
+    s = await ready(start_server, tree)
+    line, col = at("lib/store.py", '"""Keeps rows."""', 1)  # inside a docstring: prose
+    with pytest.raises(JsonRpcInvalidParams,
+                       match=f"no name at line {line + 1}, column {col + 1} of .*lib/store.py"):
+        await s.request("kebab/references", {
+            "textDocument": {"uri": (tree / "lib/store.py").as_uri()},
+            "position": {"line": line, "character": col}})
