@@ -1,5 +1,6 @@
 """How big an index is next to the text it indexes: index bytes / source bytes, and where the
-bytes go (SQLite tables; with `--embed`, the vector table and the embedding cache too).
+bytes go (SQLite tables; with `--embed`, the vector table and the embedding cache too), and
+what the refs (issue 12) add: the index against the same index without their tables.
 
     python -m bench.index_size [ROOT ...] [--embed]
 
@@ -26,6 +27,8 @@ import apsw
 REPO = Path(__file__).resolve().parent.parent
 CLICK = REPO / "bench" / "corpora" / "click-8.1.7" / "click-8.1.7"
 OWN_SOURCES = ("indexing", "search", "kebab_lsp")
+#: The tables that hold refs (`indexing/store/refs.py`); an index without refs is the rest.
+REFS_TABLES = ("ref_files", "ref_names")
 
 
 def _dir_bytes(path: Path) -> int:
@@ -55,12 +58,16 @@ def measure(root: Path, scratch: Path, embed: bool = False) -> dict[str, Any]:
     cache_bytes = sum(size for name, size in tables.items() if name.startswith("embed_cache"))
     total = _dir_bytes(index_dir)
     lexical = total - vector_bytes - cache_bytes
+    refs = sum(tables.get(name, 0) for name in REFS_TABLES)
     return {
         "root": str(root), "files": files, "source_bytes": source,
         "index_bytes": total, "lexical_bytes": lexical, "vector_bytes": vector_bytes,
         "embed_cache_bytes": cache_bytes,
         "ratio": round(total / source, 2) if source else None,
         "lexical_ratio": round(lexical / source, 2) if source else None,
+        # The refs' pages, and the index over the same index without them (its other pages).
+        "refs_bytes": refs,
+        "refs_factor": round(total / (total - refs), 3) if total > refs else None,
         "tables": tables,
     }
 
@@ -81,7 +88,10 @@ def _report(result: dict[str, Any]) -> str:
              f"  index {result['index_bytes'] / 1e6:.2f} MB = {result['ratio']}x the text"
              f" (lexical {result['lexical_ratio']}x; vector table "
              f"{result['vector_bytes'] / 1e6:.2f} MB, embedding cache "
-             f"{result['embed_cache_bytes'] / 1e6:.2f} MB)"]
+             f"{result['embed_cache_bytes'] / 1e6:.2f} MB)",
+             f"  refs {result['refs_bytes'] / 1e6:.2f} MB = "
+             f"{result['refs_bytes'] / max(result['index_bytes'], 1):.0%} of the index: it is "
+             f"{result['refs_factor']}x the index without them"]
     for name, size in list(result["tables"].items())[:8]:
         lines.append(f"    {name:28} {size / 1e6:8.2f} MB  {size / source:5.2f}x")
     return "\n".join(lines)

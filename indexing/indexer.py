@@ -34,6 +34,7 @@ from indexing.extract import extract, text_chunks
 from indexing.pool import pool_context
 from indexing.records import Extraction
 from indexing.store import FileState, FileWrite, Store
+from indexing.store.refs import pack_refs
 from indexing.store.texts import pack_text
 from indexing.text import decode
 from indexing.workers import Failed, Workers
@@ -213,6 +214,7 @@ def build_write(work: _Work) -> FileWrite:
         is_test=is_test_path(work.path),
         is_generated=is_generated(work.path, text[:600]),
         packed=pack_text(text),
+        packed_refs=pack_refs(extraction.refs),
     )
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from indexing.schema import SCHEMA_VERSION
 from indexing.store.connection import StoreConnection
+from indexing.store.refs import DamagedRefs, unpack_refs
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,9 +97,11 @@ class Catalog(StoreConnection):
             "LEFT JOIN symbols s ON s.id = c.symbol_id")), key=repr)
         texts = sorted(tuple(r) for r in conn.execute(
             "SELECT f.path, unpack(t.text) FROM file_text t JOIN files f ON f.id = t.file_id"))
-        refs = sorted((tuple(r) for r in conn.execute(
-            "SELECT f.path, r.name, r.kind, r.receiver, r.start_line, r.start_col, r.end_line, "
-            "r.end_col, s.ord FROM refs r JOIN files f ON f.id = r.file_id "
-            "LEFT JOIN symbols s ON s.id = r.symbol_id")), key=repr)
+        try:
+            refs = sorted(((path, *ref) for path, blob in conn.execute(
+                "SELECT f.path, r.refs FROM ref_files r JOIN files f ON f.id = r.file_id")
+                for ref in unpack_refs(blob)), key=repr)
+        except DamagedRefs as exc:
+            raise self.damaged_read(str(exc)) from exc
         return {"files": files, "symbols": symbols, "chunks": chunks, "texts": texts,
                 "refs": refs}

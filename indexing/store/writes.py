@@ -13,7 +13,7 @@ from pathlib import Path
 from indexing.chunking import split_lines
 from indexing.records import Extraction, Symbol, chunk_id_for, text_hash
 from indexing.store.changes import ChangeLog
-from indexing.store.refs import insert_refs
+from indexing.store.refs import DamagedRefs, PackedRefs, delete_refs, insert_refs
 from indexing.store.rows import CHUNK_COLUMNS, CHUNK_FROM, chunk_from
 from indexing.store.texts import Packed, chunk_text_to_store, pack_text
 from indexing.text import identifier_parts, path_terms
@@ -35,6 +35,9 @@ class FileWrite:
     #: `text` as stored (`texts.pack_text`), when the caller packed it already: the parse
     #: pool's workers do, so compression runs in parallel rather than on the writer.
     packed: Packed | None = None
+    #: `extraction.refs` as stored (`refs.pack_refs`), when the caller packed them already
+    #: (the parse pool's workers do, like the text).
+    packed_refs: PackedRefs | None = None
 
 
 class Writes(ChangeLog):
@@ -80,7 +83,7 @@ class Writes(ChangeLog):
         symbol_ids = self._insert_symbols(file_id, write.extraction.symbols)
         self._insert_chunks(file_id, write.path, write.extraction, symbol_ids,
                             split_lines(write.text))
-        insert_refs(conn, file_id, write.extraction.refs, symbol_ids)
+        insert_refs(conn, file_id, write.extraction.refs, write.packed_refs)
         return old_ids
 
     def _insert_symbols(self, file_id: int, symbols: Sequence[Symbol]) -> list[int]:
@@ -143,7 +146,10 @@ class Writes(ChangeLog):
         conn.executemany("DELETE FROM chunks_fts WHERE rowid=?", [(r[0],) for r in chunk_rows])
         conn.execute("DELETE FROM text_trigram WHERE rowid=?", (file_id,))
         conn.execute("DELETE FROM chunks WHERE file_id=?", (file_id,))
-        conn.execute("DELETE FROM refs WHERE file_id=?", (file_id,))
+        try:
+            delete_refs(conn, file_id)
+        except DamagedRefs as exc:
+            raise self.damaged_read(str(exc)) from exc
         conn.execute("DELETE FROM symbols WHERE file_id=?", (file_id,))
         conn.execute("DELETE FROM files WHERE id=?", (file_id,))
         return [r[1] for r in chunk_rows]
