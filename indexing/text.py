@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 #: How SQLite's FTS5 cuts indexed text into terms (see the module docstring): `porter` so
 #: prose finds inflections, `remove_diacritics 2` so `café` and `cafe` are one term,
@@ -91,6 +92,13 @@ def identifiers(text: str) -> list[str]:
 def split_identifier(word: str) -> list[str]:
     """`getUserById`, `get_user_by_id` and `GetUserByID` all become `get user by id`;
     `getGrößeInPixel` becomes `get größe in pixel`."""
+    return list(_split(word))
+
+
+@lru_cache(maxsize=1 << 16)
+def _split(word: str) -> tuple[str, ...]:
+    """Cached: a file's chunks repeat the same few hundred names thousands of times, and
+    splitting them was a third of a large file's save."""
     parts: list[str] = []
     for piece in word.split("_"):
         if piece.isascii():
@@ -98,7 +106,7 @@ def split_identifier(word: str) -> list[str]:
         else:
             shape = _case_shape(piece)
             parts.extend(piece[m.start() : m.end()].lower() for m in _CAMEL.finditer(shape))
-    return parts
+    return tuple(parts)
 
 
 def _case_shape(piece: str) -> str:
@@ -143,7 +151,7 @@ def identifier_parts(text: str) -> str:
     `user by id` find `getUserById`. Identifiers that are already one word add nothing."""
     out: list[str] = []
     for name in identifiers(text):
-        parts = split_identifier(name)
+        parts = _split(name)
         if len(parts) > 1:
             out.extend(parts)
     return " ".join(out)
