@@ -137,10 +137,8 @@ def _holding(chunks: list[ChunkRow], line: int, start: int, end: int) -> ChunkRo
     spans: list[tuple[ChunkRow, int, int]] = []
     for chunk in chunks:
         base = chunk.start_col if line == chunk.start_line else 0
-        lines = (chunk.text or "").split("\n")
-        if not 0 <= line - chunk.start_line < len(lines):
-            continue  # not this chunk's line after all: its text says otherwise
-        spans.append((chunk, base, base + utf16_len(lines[line - chunk.start_line])))
+        text = (chunk.text or "").split("\n")[line - chunk.start_line]
+        spans.append((chunk, base, base + utf16_len(text)))
     for holds in (lambda a, b: a <= start and end <= b, lambda a, b: a <= start < b,
                   lambda a, b: a < end and start < b):
         for chunk, a, b in spans:
