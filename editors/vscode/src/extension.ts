@@ -566,28 +566,19 @@ class KebabExtension implements vscode.Disposable {
       return;
     }
     this.lastQuery = query;
-    const client = await this.runningClient();
-    if (!client) {
-      return;
-    }
-    let response: SearchResponse | GroupedResponse;
-    try {
-      response = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: `Kebab: searching for "${query}"` },
-        async () => {
-          try {
-            return await client.sendRequest<SearchResponse | GroupedResponse>('kebab/search', { query, group: true });
-          } catch (err) {
-            // A server older than grouped answers rejects the unknown param: ask it for one list.
-            if (err instanceof ResponseError && err.code === ErrorCodes.InvalidParams && /'group'/.test(err.message)) {
-              return client.sendRequest<SearchResponse>('kebab/search', { query });
-            }
-            throw err;
+    const response = await this.request('search', 'kebab/search', `Kebab: searching for "${query}"`,
+      async (client) => {
+        try {
+          return await client.sendRequest<SearchResponse | GroupedResponse>('kebab/search', { query, group: true });
+        } catch (err) {
+          // A server older than grouped answers rejects the unknown param: ask it for one list.
+          if (err instanceof ResponseError && err.code === ErrorCodes.InvalidParams && /'group'/.test(err.message)) {
+            return client.sendRequest<SearchResponse>('kebab/search', { query });
           }
-        },
-      );
-    } catch (err) {
-      this.requestFailed('search', 'kebab/search', err);
+          throw err;
+        }
+      });
+    if (!response) {
       return;
     }
     const warnings = answerWarnings(response.meta);
@@ -639,22 +630,14 @@ class KebabExtension implements vscode.Disposable {
       return;
     }
     const name = doc.getText(word);
-    const client = await this.runningClient();
-    if (!client) {
-      return;
-    }
-    let response: SearchResponse;
-    try {
-      response = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: `Kebab: finding usages of "${name}"` },
-        () => client.sendRequest<SearchResponse>('kebab/references', {
-          textDocument: { uri: doc.uri.toString() },
-          position: { line: at.line, character: at.character },
-          k: USAGES_K,
-        }),
-      );
-    } catch (err) {
-      this.requestFailed(`Find Usages of "${name}"`, 'kebab/references', err);
+    const response = await this.request(`Find Usages of "${name}"`, 'kebab/references',
+      `Kebab: finding usages of "${name}"`,
+      (client) => client.sendRequest<SearchResponse>('kebab/references', {
+        textDocument: { uri: doc.uri.toString() },
+        position: { line: at.line, character: at.character },
+        k: USAGES_K,
+      }));
+    if (!response) {
       return;
     }
     const warnings = answerWarnings(response.meta);
@@ -711,18 +694,10 @@ class KebabExtension implements vscode.Disposable {
     const params = onDisk
       ? { textDocument: { uri: doc.uri.toString() }, range: wireRange(range) }
       : { text: doc.getText(range) };
-    const client = await this.runningClient();
-    if (!client) {
-      return;
-    }
-    let response: SearchResponse;
-    try {
-      response = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: `Kebab: finding code similar to ${where}` },
-        () => client.sendRequest<SearchResponse>('kebab/similar', params),
-      );
-    } catch (err) {
-      this.requestFailed(`Find Similar Code for ${where}`, 'kebab/similar', err);
+    const response = await this.request(`Find Similar Code for ${where}`, 'kebab/similar',
+      `Kebab: finding code similar to ${where}`,
+      (client) => client.sendRequest<SearchResponse>('kebab/similar', params));
+    if (!response) {
       return;
     }
     const warnings = answerWarnings(response.meta);
@@ -739,6 +714,25 @@ class KebabExtension implements vscode.Disposable {
   }
 
   // -- the shared picker and jump --
+
+  /**
+   * One request to the running server, with a progress note in the status bar; undefined when
+   * there is no server or the request failed (`requestFailed` has said why).
+   */
+  private async request<T>(what: string, method: string, title: string,
+    send: (client: LanguageClient) => Promise<T>): Promise<T | undefined> {
+    const client = await this.runningClient();
+    if (!client) {
+      return undefined;
+    }
+    try {
+      return await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title },
+        () => send(client));
+    } catch (err) {
+      this.requestFailed(what, method, err);
+      return undefined;
+    }
+  }
 
   /**
    * A request that failed: cancelled is quiet, a stopped server says so, a server without the
