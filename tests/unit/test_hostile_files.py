@@ -123,6 +123,7 @@ random_files = st.dictionaries(
     min_size=1, max_size=6)
 
 
+@pytest.mark.slow  # many examples, each an index: seconds
 @examples(RANDOM_BYTES)
 @given(files=random_files)
 def test_random_bytes(bench: Bench, files: dict[str, bytes]) -> None:
@@ -150,6 +151,7 @@ TOKENS = ["def", "class", "fn", "func", "function", "struct", "impl", "namespace
 soup = st.lists(st.sampled_from(TOKENS), max_size=400).map(" ".join)
 
 
+@pytest.mark.slow  # many examples, each an index: seconds
 @examples(TOKEN_SOUP)
 @given(ext=st.sampled_from(EXTENSIONS), before=soup, after=soup)
 def test_token_soup(bench: Bench, ext: str, before: str, after: str) -> None:
@@ -181,6 +183,7 @@ NESTINGS = [
 ]
 
 
+@pytest.mark.slow  # many examples, each an index: seconds
 @examples(DEEP_NESTING)
 @given(nesting=st.sampled_from(NESTINGS),
        depth=st.one_of(st.integers(1, 500), st.integers(500, 100_000),
@@ -259,6 +262,7 @@ def churn(root: Path, outside: Path, names: list[str], actions: list[str], seed:
             pass  # a race with ourselves (a FIFO or link in the way): the next step goes on
 
 
+@pytest.mark.slow  # many examples, each an index: seconds
 @examples(CHURN)
 @given(actions=st.lists(st.sampled_from(ACTIONS), min_size=1, max_size=8),
        files=st.integers(1, 40), seed=st.integers(0, 2**32 - 1))

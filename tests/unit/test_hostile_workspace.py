@@ -386,6 +386,7 @@ def test_secrets_are_skipped_and_counted_unless_included(tmp_path: Path) -> None
 
 
 @pytest.mark.subprocess
+@pytest.mark.slow  # two CLI runs
 def test_kebab_index_skips_secrets_and_include_secrets_turns_it_off(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     for rel, text in {**SECRETS, **NOT_SECRETS}.items():

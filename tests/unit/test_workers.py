@@ -14,7 +14,7 @@ from indexing.store.rows import CHUNK_TEXT
 from indexing.workers import Failed, Workers
 from kebab_lsp.workspace import Workspace
 
-pytestmark = pytest.mark.subprocess
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]  # each waits on worker deadlines
 
 
 def test_results_in_order_with_failures_in_their_place(monkeypatch: pytest.MonkeyPatch) -> None:
