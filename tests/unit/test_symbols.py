@@ -10,6 +10,7 @@ import pytest
 
 from indexing.records import Extraction, Span, Symbol, SymbolKind
 from indexing.store import FileWrite, Store, SymbolRow
+from search import symbols
 from search.symbols import (
     EXACT,
     PREFIX,
@@ -294,6 +295,26 @@ def test_total_is_exact_on_the_scan_path() -> None:
     tail = SymbolMatcher(rows).match("alpha", limit=6002)
     assert names(tail)[-2:] == ["a_l_p_h_a", "xalpha"]
     assert tiers(tail)[-2:] == [WORD, SUBSTRING]
+
+
+def test_many_candidates_rank_as_classifying_each_would(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Between the classify threshold and the candidate cap, the earlier tiers are scanned and
+    # the last is read off the candidates: the answer and its total must not change.
+    words = ["get", "set", "user", "id", "name", "Parse", "json"]
+    rows = [
+        sym(a + b.title() + c, line=i)
+        for i, (a, b, c) in enumerate(itertools.product(words, words, ["", "_x", "Y"]))
+    ] * 10  # 1470 rows
+    matcher = SymbolMatcher(rows)
+    queries = ("us", "gUI", "sj", "setuser", "x", "e", "Us")
+    limits = (1, 30, 500, 10_000)
+    fast = {(q, k): matcher.match(q, k) for q in queries for k in limits}
+    monkeypatch.setattr(symbols, "_CLASSIFY", 10**9)
+    for (q, k), got in fast.items():
+        want = matcher.match(q, k)
+        assert [(m.row.id, m.tier, m.score) for m in got.items] == [
+            (m.row.id, m.tier, m.score) for m in want.items], (q, k)
+        assert got.total == want.total, (q, k)
 
 
 def test_scan_path_agrees_with_classifying_path() -> None:
