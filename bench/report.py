@@ -321,6 +321,13 @@ def quality_corpus(run: dict[str, Any], losses: list[str]) -> Lines:
                  for c in (*q.COLUMNS, "workspace_symbol")]
         n = next(iter(modes.values()))["n"]
         out.append(f"| {set_name} | {n} | " + " | ".join(cells) + " |")
+    files = sets.get("file", {})
+    grouped = [f"{m} {files['files_' + m]['mrr@10']:.3f}" for m in q.MODES
+               if "files_" + m in files]
+    if grouped:
+        out += ["", "file set, ranked as the `files` group of a grouped answer (the files of "
+                "the hits fused with the file vector channel), MRR@10: " + ", ".join(grouped)
+                + "."]
     out += ["", "| set | mode | p50 ms | p95 ms |", "|---|---|---:|---:|"]
     for set_name in ("nl", "hand"):
         for mode in q.MODES:

@@ -6,7 +6,13 @@ with its signature and doc. Code identifiers are poor English for the model (`ma
 is not "make observable" to WordPiece), and a question often names the concept that only the
 file and the definition's name carry; measured with `kebab eval`, the summary lifts the
 doc-blanked and hand-written sets by about 0.03 MRR@10 and leaves the docstring set alone.
-A chunk's score is the better of its surfaces.
+A chunk's score is the better of those two.
+
+Each file also has one `file` vector (hung on its first chunk): its path in words, the doc at
+its top and its outline (the kinds and names of its top-level definitions). It answers "which
+file handles X" when no snippet of the file does. It is a channel of its own
+(`search_files`), which ranks the `files` group of a grouped answer: scored as a third surface
+of chunks it only competed with their own vectors and lost (`kebab eval`, README Quality).
 
 SQLite is the source of truth. A sync diffs (row key, embedded-text hash) between the two
 stores: vectors whose chunk is gone, or whose text changed, are replaced; chunks without a
@@ -27,13 +33,15 @@ import time
 from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from indexing.embed import Embedder, EmbedderUnavailable
 from indexing.records import ChunkKind
-from indexing.store import EmbeddingSource, Store, text_hash
+from indexing.store import EmbeddingSource, FileHead, Store, text_hash
 from indexing.text import words
+from indexing.top_doc import top_doc
 from indexing.vectors import VectorMatch, VectorRow, VectorStore, VectorStoreUnavailable, row_key
 
 EMBED_BATCH = 64
@@ -94,7 +102,13 @@ def embed_priority(src: EmbeddingSource, first: Set[str]) -> int:
     return 1 if src.doc else 2
 
 
-CODE, SUMMARY = "code", "summary"
+CODE, SUMMARY, FILE = "code", "summary", "file"
+#: The surfaces a chunk is ranked by: a chunk search reads this many rows per chunk at most.
+CHUNK_SURFACES = (CODE, SUMMARY)
+#: Whether files get a vector (switched off only to measure what it brings).
+FILE_SURFACE = True
+#: Top-level definitions named in a file's vector: its head is what the model reads anyway.
+OUTLINE_NAMES = 40
 
 
 def summary_text(src: EmbeddingSource) -> str | None:
@@ -107,6 +121,23 @@ def summary_text(src: EmbeddingSource) -> str | None:
     where = words("/".join(src.path.rsplit(".", 1)[0].split("/")[-2:]))
     lines = [f"{where} {words(src.context)}".strip(), src.signature, src.doc[:HEADER_CHARS]]
     return "\n".join(line for line in lines if line)
+
+
+def file_text(head: FileHead) -> str:
+    """The file surface: the path in words, the top doc, then the outline: the names of its
+    top-level definitions in words, each kind named except for functions (the model reads
+    "function" before every name as noise: a toy file of four functions matched a question on
+    its subject at 0.46 cosine with the word, 0.55 without). The path is in it, so a moved file
+    embeds this short text again."""
+    where = words(head.path.rsplit(".", 1)[0])
+    outline = ", ".join(
+        words(name) or name if kind in _PLAIN_KINDS else f"{kind} {words(name) or name}"
+        for kind, name in head.outline[:OUTLINE_NAMES])
+    lines = [where, top_doc(head.head)[:HEADER_CHARS], outline]
+    return "\n".join(line for line in lines if line)[:EMBED_TEXT_CHARS]
+
+
+_PLAIN_KINDS = frozenset({"function", "method"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,9 +154,17 @@ class _Wanted:
         return row_key(self.source.chunk_id, self.surface)
 
 
-def _wanted(sources: list[EmbeddingSource]) -> list[_Wanted]:
+def _wanted(sources: list[EmbeddingSource], heads: dict[str, FileHead]) -> list[_Wanted]:
+    """Every vector the chunks need; a file's vector hangs on its first chunk (sources come
+    in path and line order)."""
     out: list[_Wanted] = []
+    last_path = None
     for src in sources:
+        head = heads.get(src.path) if src.path != last_path else None
+        last_path = src.path
+        if head is not None:
+            text = file_text(head)
+            out.append(_Wanted(src, FILE, text, text_hash(text)))
         code = embedding_text(src)
         out.append(_Wanted(src, CODE, code, text_hash(code)))
         summary = summary_text(src)
@@ -155,12 +194,16 @@ class VectorIndex:
         self.embedder = embedder
         self.vectors = VectorStore(index_dir / "vectors", embedder.dim)
         self._sync_lock = threading.Lock()
+        self._lock = threading.Lock()  # guards `_queries` (searches run on many threads)
+        self._queries: dict[str, Any] = {}
 
     def coverage(self, chunks: int | None = None) -> tuple[int, int]:
         """(vectors stored, vectors wanted): how complete vector recall can be right now.
         Pass a known chunk count to spare a table scan."""
         total = (self.store.chunk_count() if chunks is None else chunks)
         total += self.store.leading_chunk_count()
+        if FILE_SURFACE:
+            total += self.store.chunked_file_count()
         try:
             have = self.vectors.count()
         except VectorStoreUnavailable:
@@ -170,7 +213,12 @@ class VectorIndex:
     def expected(self) -> dict[str, str]:
         """Row key -> embedded-text hash of every vector the table should hold, no more: what
         a completed sync leaves (and what a check for orphan rows compares against)."""
-        return {w.key: w.hash for w in _wanted(self.store.embedding_sources())}
+        return {w.key: w.hash for w in self._wanted()}
+
+    def _wanted(self) -> list[_Wanted]:
+        with self.store.reading():  # the chunks and the file heads of one state of the index
+            heads = self.store.file_heads() if FILE_SURFACE else {}
+            return _wanted(self.store.embedding_sources(), heads)
 
     def version(self) -> int | None:
         try:
@@ -199,7 +247,7 @@ class VectorIndex:
     def _sync(self, progress: ProgressFn | None, stop: StopFn, first: set[str]) -> SyncSummary:
         started = time.perf_counter()
         summary = SyncSummary()
-        wanted = _wanted(self.store.embedding_sources())
+        wanted = self._wanted()
         have = self.vectors.row_hashes()
         want_hash = {w.key: w.hash for w in wanted}
         stale = [key for key, h in have.items() if want_hash.get(key) != h]
@@ -260,13 +308,12 @@ class VectorIndex:
         ]
 
     def search(self, query: str, k: int, where: str | None) -> list[VectorMatch]:
-        """The `k` best chunks, each scored by its best surface, best first (ties by chunk id);
-        raises `VectorsUnavailable`."""
-        try:
-            qvec = self.embedder.embed_query(query)
-        except EmbedderUnavailable as exc:
-            raise VectorsUnavailable(f"embedding model unavailable: {exc}") from exc
-        limit = 2 * k  # a chunk has at most two rows, so 2k rows hold at least k chunks
+        """The `k` best chunks, each scored by its better surface, best first (ties by chunk
+        id); raises `VectorsUnavailable`."""
+        qvec = self._query_vector(query)
+        where = _and(where, f"surface IN ({', '.join(repr(s) for s in CHUNK_SURFACES)})")
+        # A chunk has at most one row per surface, so that many times k rows hold k chunks.
+        limit = len(CHUNK_SURFACES) * k
         try:
             while True:
                 rows = self.vectors.search(qvec, limit, where)
@@ -279,3 +326,37 @@ class VectorIndex:
         except VectorStoreUnavailable as exc:
             raise VectorsUnavailable(f"vector store unavailable: {exc}") from exc
         return sorted(best.values(), key=lambda m: (-m.similarity, m.chunk_id))[:k]
+
+    def search_files(self, query: str, k: int, where: str | None) -> list[VectorMatch]:
+        """The `k` files whose file vector is nearest, best first (ties by chunk id), each as
+        its first chunk; raises `VectorsUnavailable`."""
+        qvec = self._query_vector(query)
+        try:
+            return self.vectors.search(qvec, k, _and(where, f"surface = {FILE!r}"))
+        except VectorStoreUnavailable as exc:
+            raise VectorsUnavailable(f"vector store unavailable: {exc}") from exc
+
+    def _query_vector(self, query: str) -> Any:
+        """The query's embedding; the last few are kept, so a grouped answer's file channel
+        does not embed the query a second time."""
+        with self._lock:
+            cached = self._queries.get(query)
+        if cached is not None:
+            return cached
+        try:
+            qvec = self.embedder.embed_query(query)
+        except EmbedderUnavailable as exc:
+            raise VectorsUnavailable(f"embedding model unavailable: {exc}") from exc
+        with self._lock:
+            self._queries[query] = qvec
+            while len(self._queries) > QUERY_VECTORS_KEPT:
+                self._queries.pop(next(iter(self._queries)))
+        return qvec
+
+
+#: Query embeddings a `VectorIndex` keeps (see `_query_vector`).
+QUERY_VECTORS_KEPT = 16
+
+
+def _and(where: str | None, clause: str) -> str:
+    return clause if where is None else f"({where}) AND {clause}"

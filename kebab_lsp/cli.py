@@ -201,7 +201,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if req.group:
         from search.grouping import group
 
-        grouped = group(result.hits, lambda root: ws.store)
+        grouped = group(result.hits, lambda root: ws.store, result.files)
         wire = grouped_wire(grouped, result.meta, explain=args.explain or args.json)
         wire["hits"] = wire["definitions"] + wire["blocks"]  # the text listing below
         if args.json:

@@ -294,6 +294,8 @@ def file_group_wire(row: FileGroup) -> dict[str, Any]:
                      "selection": span_range(sym.selection)} for handle, sym in row.defines],
         "hits": row.hits,
         "score": row.score,
+        "found_by": {"hit_rank": row.hit_rank, "file_vector_rank": row.vector_rank,
+                     "file_vector_score": row.vector_score, "fusion_score": row.fusion_score},
     }
 
 

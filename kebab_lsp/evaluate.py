@@ -44,6 +44,7 @@ from search.evaluation import (
     similar_queries,
     usage_queries,
 )
+from search.grouping import group
 from search.request import MAX_QUERY_CHARS
 from search.symbols import SymbolIndex
 from search.types import MODES, SearchRequest
@@ -95,6 +96,18 @@ def _kebab(ws: Workspace, mode: str, intent: str = "auto") -> Callable[[str], li
     return ranked
 
 
+def _kebab_files(ws: Workspace, mode: str) -> Callable[[str], list[Citation]]:
+    """The `files` group of a grouped answer, in its order: what the file set asks of a
+    reader who wants the file, not a snippet of it."""
+    def ranked(text: str) -> list[Citation]:
+        result = ws.searcher.search(SearchRequest(text[:MAX_QUERY_CHARS], mode=mode, k=K,
+                                                  group=True))
+        files = group(result.hits, lambda _root: ws.store, result.files).files
+        return [(f.path, 0) for f in files]
+
+    return ranked
+
+
 def _symbols(index: SymbolIndex) -> Callable[[str], list[Citation]]:
     def ranked(text: str) -> list[Citation]:
         return [(m.row.path, m.row.symbol.selection.start_line, (m.row.symbol.range.start_line,
@@ -107,6 +120,9 @@ def _score_set(ws: Workspace, name: str, queries: Sequence[EvalQuery],
                baseline: Baseline | None) -> dict[str, Any]:
     intent = "similar" if name == "similar" else "auto"  # asked as kebab/similar asks
     out = {mode: _timed(queries, _kebab(ws, mode, intent)).as_json() for mode in MODES}
+    if name == "file":  # the files group, where the file vector ranks files (`search.grouping`)
+        for mode in MODES:
+            out[f"files_{mode}"] = _timed(queries, _kebab_files(ws, mode)).as_json()
     if name in ("name", "fuzzy"):
         out["workspace_symbol"] = _timed(queries, _symbols(SymbolIndex(ws.store))).as_json()
     if baseline is not None and name in BASELINE_SETS:

@@ -26,7 +26,7 @@ from search.lookups import ContextRequest, ReferencesRequest, SimilarRequest
 from search.merge import FolderMatch, merge_results, merge_symbols
 from search.request import MAX_SYMBOL_QUERY_CHARS, check_text
 from search.symbols import SymbolIndex
-from search.types import Hit, SearchRequest, SearchResult
+from search.types import SearchRequest, SearchResult
 from search.workspace_lookups import Indexed
 
 ShouldStop = Callable[[], bool]
@@ -119,10 +119,10 @@ class Session:
             per_folder.append([FolderMatch(index, str(folder.root), m) for m in result.items])
         return merge_symbols(per_folder, limit)
 
-    def group(self, hits: list[Hit]) -> Grouped:
-        """A search's hits as definitions, files and blocks (`search.grouping`)."""
+    def group(self, result: SearchResult) -> Grouped:
+        """A search's answer as definitions, files and blocks (`search.grouping`)."""
         stores = {str(f.root): f.index.store for f in self.folders()}
-        return group(hits, stores.get)
+        return group(result.hits, stores.get, result.files)
 
     # -- lookups by handle, name or place (`search.workspace_lookups`) ----------------------
 

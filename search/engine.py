@@ -27,6 +27,7 @@ from search.request import validate
 from search.types import (
     DEFAULT_SNIPPET_CHARS,
     Candidate,
+    FileMatch,
     Hit,
     Meta,
     Prior,
@@ -218,9 +219,27 @@ class Searcher:
         if req.mode == "auto":  # priors multiply scores, so they are no longer bounded by 1
             meta.score["kind"] += "+priors"
         self._index_meta(meta, plan)
+        files: list[FileMatch] = []
+        if req.group and vec is not None and not filters.kinds:
+            t0 = time.perf_counter()
+            files = self._file_channel(parsed.text, filters, req.k, meta)
+            timing["file_vector_ms"] = _ms(t0)
         timing["total_ms"] = _ms(started)
         meta.timing = timing
-        return SearchResult(hits=hits, meta=meta)
+        return SearchResult(hits=hits, meta=meta, files=files)
+
+    def _file_channel(self, query: str, filters: Filters, k: int, meta: Meta
+                      ) -> list[FileMatch]:
+        """The `files` group's own channel: files by their file vector (`search.grouping`
+        fuses it with the files of the hits). Its failure costs that channel, not the answer."""
+        vindex = self._vectors()
+        if vindex is None:
+            return []
+        try:
+            return vector.files(self.store, vindex, str(self.root), query, filters, k)
+        except VectorsUnavailable as exc:
+            meta.warnings.append(f"files are ranked by their hits only: {exc}")
+            return []
 
     def _usage(self, req: SearchRequest, intent: Intent, meta: Meta,
                started: float) -> SearchResult:

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from indexing.store import FileText, SymbolRow
 from indexing.text import split_identifier
-from search.top_doc import top_doc, top_doc_lines
+from indexing.top_doc import top_doc, top_doc_lines
 
 T = TypeVar("T")
 SETS = ("name", "fuzzy", "nl", "exact")

@@ -2,21 +2,26 @@
 
 - `definitions`: hits on a definition's own chunk, best first;
 - `blocks`: every other hit (code between definitions, sections, text, usages), best first;
-- `files`: one row per file that has a hit, in the order of its best hit, with what a reader
-  wants before opening it: language, the doc at the top of the file, what it imports and
-  the definitions at its top level.
+- `files`: one row per file, with what a reader wants before opening it: language, the doc
+  at the top of the file, what it imports and the definitions at its top level. The files
+  come from two channels: the files of the hits, in the order of each one's best hit, and,
+  when the search read vectors, the files nearest by their file vector (path, top doc and
+  outline; `SearchResult.files`), which find a file whose whole is about the question though
+  no snippet of it is. Both rankings are fused by reciprocal rank, as hybrid fuses hits, and
+  each row says where it came from. Without a file channel the order is the hits' order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from indexing.records import Symbol
 from indexing.store import Store
+from indexing.top_doc import top_doc
 from search.handles import file_handle, symbol_handle
-from search.top_doc import top_doc
-from search.types import Hit
+from search.hybrid import DEFAULT_K_RRF
+from search.types import FileMatch, Hit
 
 
 @dataclass(slots=True)
@@ -28,8 +33,12 @@ class FileGroup:
     doc: str
     imports: list[str]
     defines: list[tuple[str, Symbol]]  # (symbol_id, symbol) of its top-level definitions
-    score: float
+    score: float  # its best hit's score, or its file vector's similarity when it has no hit
     hits: int = 0
+    hit_rank: int | None = None  # its place among the files of the hits
+    vector_rank: int | None = None  # its place in the file-vector channel
+    vector_score: float | None = None
+    fusion_score: float | None = None  # when a file channel ran: what orders the files
 
 
 @dataclass(slots=True)
@@ -39,7 +48,8 @@ class Grouped:
     blocks: list[Hit] = field(default_factory=list)
 
 
-def group(hits: list[Hit], store_of: Callable[[str], Store | None]) -> Grouped:
+def group(hits: list[Hit], store_of: Callable[[str], Store | None],
+          file_matches: Sequence[FileMatch] = ()) -> Grouped:
     out = Grouped()
     files: dict[tuple[str, str], FileGroup] = {}
     for hit in hits:
@@ -47,24 +57,43 @@ def group(hits: list[Hit], store_of: Callable[[str], Store | None]) -> Grouped:
         key = (hit.root, hit.path)
         row = files.get(key)
         if row is None:
-            store = store_of(hit.root)
-            made = _file_group(store, hit) if store is not None else None
+            made = _file_group(store_of, hit.root, hit.path, hit.score)
             if made is None:
                 continue
             row = files[key] = made
+            row.hit_rank = len(out.files) + 1
             out.files.append(row)
         row.hits += 1
+    if not file_matches:
+        return out
+    for match in file_matches:
+        key = (match.root, match.path)
+        row = files.get(key)
+        if row is None:
+            row = _file_group(store_of, match.root, match.path, match.score)
+            if row is None:
+                continue
+            files[key] = row
+            out.files.append(row)
+        row.vector_rank, row.vector_score = match.rank, round(match.score, 6)
+    for row in out.files:
+        row.fusion_score = round(sum(1.0 / (DEFAULT_K_RRF + rank)
+                                     for rank in (row.hit_rank, row.vector_rank)
+                                     if rank is not None), 6)
+    out.files.sort(key=lambda r: (-(r.fusion_score or 0.0), r.root, r.path))
     return out
 
 
-def _file_group(store: Store, hit: Hit) -> FileGroup | None:
-    file = store.file_by_path(hit.path)
-    if file is None:
+def _file_group(store_of: Callable[[str], Store | None], root: str, path: str,
+                score: float) -> FileGroup | None:
+    store = store_of(root)
+    file = store.file_by_path(path) if store is not None else None
+    if store is None or file is None:
         return None
     text = store.file_text_of(file.rowid) or ""
     defines = [(symbol_handle(file.rowid, file.path, file.hash, ord_), sym)
                for ord_, sym in store.symbols_of_file(file.rowid) if sym.container is None]
-    return FileGroup(root=hit.root, path=file.path, lang=file.lang,
+    return FileGroup(root=root, path=file.path, lang=file.lang,
                      file_id=file_handle(file.rowid, file.path, file.hash),
                      doc=top_doc(text), imports=store.imports_of(file.rowid), defines=defines,
-                     score=hit.score)
+                     score=score)

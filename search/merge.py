@@ -13,11 +13,11 @@ protocol adapter's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from indexing.schema import SCHEMA_VERSION
 from search.symbols import SymbolMatch, merge_key
-from search.types import Hit, Meta, SearchResult
+from search.types import FileMatch, Hit, Meta, SearchResult
 
 _SCOPE_ORDER = ("all_matches", "candidate_window", "unknown")
 
@@ -45,7 +45,16 @@ def merge_results(results: Sequence[SearchResult], k: int, mode: str) -> SearchR
             ranked.append((-score, folder_index, rank, hit))
     ranked.sort(key=lambda item: item[:3])
     hits = [item[3] for item in ranked[:k]]
-    return SearchResult(hits=hits, meta=merge_meta([r.meta for r in results], len(hits)))
+    return SearchResult(hits=hits, meta=merge_meta([r.meta for r in results], len(hits)),
+                        files=_merge_files(results, k))
+
+
+def _merge_files(results: Sequence[SearchResult], k: int) -> list[FileMatch]:
+    """The folders' file channels as one: by similarity (one model, so comparable), ties by
+    folder order and rank, then ranked again."""
+    ranked = sorted(((-m.score, i, m.rank, m) for i, r in enumerate(results) for m in r.files),
+                    key=lambda item: item[:3])
+    return [replace(item[3], rank=n + 1) for n, item in enumerate(ranked[:k])]
 
 
 def merge_meta(metas: Sequence[Meta], shown: int) -> Meta:

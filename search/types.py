@@ -129,7 +129,20 @@ class Meta:
     timing: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class FileMatch:
+    """A file found by its file vector: the `files` group's own channel (see
+    `search.grouping`)."""
+
+    root: str
+    path: str
+    score: float  # cosine similarity of the file vector, clamped to [0, 1]
+    rank: int  # 1-based within the channel
+
+
 @dataclass(slots=True)
 class SearchResult:
     hits: list[Hit]
     meta: Meta
+    # Only for a grouped request (`group`) whose plan reads vectors.
+    files: list[FileMatch] = field(default_factory=list)

@@ -14,7 +14,7 @@ from indexing.store import Store
 from indexing.vector_index import VectorIndex
 from indexing.vectors import InvalidFilter, sql_where
 from search.lexical import RankedChunk
-from search.types import InvalidQuery
+from search.types import FileMatch, InvalidQuery
 
 
 @dataclass(slots=True)
@@ -26,9 +26,8 @@ class VectorResult:
 def retrieve(
     store: Store, vindex: VectorIndex, query: str, filters: Filters, limit: int
 ) -> VectorResult:
-    where = sql_where(list(filters.langs), list(filters.kinds), filters.path_regex)
     try:
-        found = vindex.search(query, limit, where)
+        found = vindex.search(query, limit, _where(filters))
     except InvalidFilter as exc:
         raise InvalidQuery(f"path_glob cannot be used for vector search: {exc}") from exc
     rows = store.chunks_by_ids([m.chunk_id for m in found])
@@ -42,3 +41,26 @@ def retrieve(
         ranked.append(RankedChunk(row, max(0.0, match.similarity), len(ranked) + 1,
                              surface=match.surface))
     return VectorResult(ranked, stale)
+
+
+def files(store: Store, vindex: VectorIndex, root: str, query: str, filters: Filters,
+          limit: int) -> list[FileMatch]:
+    """The files whose file vector is nearest the query, best first. A file's vector hangs on
+    its first chunk; a chunk gone since (a sync catching up) drops its file. The caller asks
+    only without a `kind` filter: a file is not a definition of any kind."""
+    where = _where(filters)
+    try:
+        found = vindex.search_files(query, limit, where)
+    except InvalidFilter as exc:
+        raise InvalidQuery(f"path_glob cannot be used for vector search: {exc}") from exc
+    rows = store.chunks_by_ids([m.chunk_id for m in found])
+    out: list[FileMatch] = []
+    for match in found:
+        row = rows.get(match.chunk_id)
+        if row is not None:
+            out.append(FileMatch(root, row.path, max(0.0, match.similarity), len(out) + 1))
+    return out
+
+
+def _where(filters: Filters) -> str | None:
+    return sql_where(list(filters.langs), list(filters.kinds), filters.path_regex)

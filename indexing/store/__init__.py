@@ -29,7 +29,7 @@ from indexing.store.connection import (
     StoreUnwritable,
     StoreWatcher,
 )
-from indexing.store.embed_cache import EmbeddingCache, EmbeddingSource
+from indexing.store.embed_cache import EmbeddingCache, EmbeddingSource, FileHead
 from indexing.store.refs import FileRow, RefKey, RefRow, Refs
 from indexing.store.retrieval import QuerySyntaxError, Retrieval
 from indexing.store.rows import ChunkRow, SymbolRow
@@ -40,6 +40,7 @@ __all__ = [
     "DB_NAME",
     "ChunkRow",
     "EmbeddingSource",
+    "FileHead",
     "FileState",
     "FileText",
     "FileRow",

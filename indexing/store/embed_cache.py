@@ -34,6 +34,20 @@ class EmbeddingSource:
     is_test: bool = False  # orders embedding (tests last), not part of the embedded text
 
 
+@dataclass(frozen=True, slots=True)
+class FileHead:
+    """What a file's vector is computed from, besides its path: the start of its text (where
+    its top doc is) and its top-level definitions as (kind, name), in position order."""
+
+    path: str
+    head: str
+    outline: tuple[tuple[str, str], ...]
+
+
+#: How much of a file's text a `FileHead` holds: enough for any top-of-file doc.
+FILE_HEAD_CHARS = 4000
+
+
 #: Unneeded vectors kept: at least this many, or this share of the needed ones if more (a
 #: branch switch back finds its vectors), and none older than the age limit.
 EMBED_CACHE_MIN_SPARE = 2000
@@ -58,6 +72,23 @@ class EmbeddingCache(StoreConnection):
         ).fetchall()
         return [EmbeddingSource(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7],
                                 is_test=bool(r[8]), leads=bool(r[9])) for r in rows]
+
+    def file_heads(self) -> dict[str, FileHead]:
+        """Every file that has a chunk, by path, with what its file vector is computed from."""
+        outlines: dict[int, list[tuple[str, str]]] = {}
+        for file_id, kind, name in self.conn.execute(
+                "SELECT file_id, kind, name FROM symbols WHERE container IS NULL "
+                "ORDER BY file_id, ord"):
+            outlines.setdefault(file_id, []).append((str(kind), str(name)))
+        return {str(r[1]): FileHead(str(r[1]), str(r[2]), tuple(outlines.get(r[0], ())))
+                for r in self.conn.execute(
+                    f"SELECT f.id, f.path, substr(unpack(t.text), 1, {FILE_HEAD_CHARS}) "
+                    "FROM files f JOIN file_text t ON t.file_id = f.id WHERE EXISTS "
+                    "(SELECT 1 FROM chunks c WHERE c.file_id = f.id) ORDER BY f.path")}
+
+    def chunked_file_count(self) -> int:
+        """Files that own a chunk: each has a file vector."""
+        return int(self.conn.execute("SELECT count(DISTINCT file_id) FROM chunks").fetchone()[0])
 
     def leading_chunk_count(self) -> int:
         """Definitions that own a chunk: each has a summary vector besides its code vectors."""

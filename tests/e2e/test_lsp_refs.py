@@ -297,6 +297,10 @@ async def test_grouped_answer(start_server: StartFn, tree: Path) -> None:
     assert [(d["name"], d["kind"]) for d in store["defines"]] == [("Store", "class"),
                                                                  ("open_store", "function")]
     assert store["uri"] == (tree / "lib/store.py").as_uri()
+    # An explicit lexical search reads no vectors: the files come from the hits alone.
+    assert [f["found_by"] for f in grouped["files"]] == [
+        {"hit_rank": i, "file_vector_rank": None, "file_vector_score": None,
+         "fusion_score": None} for i in range(1, len(files) + 1)]
     main = files["app/main.py"]
     assert main["imports"] == ["lib", "store", "Store", "open_store"]
     assert [d["name"] for d in main["defines"]] == ["run"]

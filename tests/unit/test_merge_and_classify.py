@@ -9,7 +9,7 @@ from indexing.records import Span, Symbol, SymbolKind
 from indexing.store import SymbolRow
 from search.merge import FolderMatch, merge_results, merge_symbols
 from search.symbols import SymbolMatch
-from search.types import Hit, Meta, Retrieval, SearchResult, Snippet
+from search.types import FileMatch, Hit, Meta, Retrieval, SearchResult, Snippet
 
 SPAN = Span(0, 0, 0, 1)
 
@@ -40,6 +40,16 @@ def test_hits_merge_by_score_then_folder_then_rank() -> None:
     assert meta.total_matches == 4 and meta.count_accuracy == "exact"
     assert meta.recall == {"complete": True, "ranking_scope": "all_matches", "truncated": True}
     assert meta.index["files"] == 5 and meta.index["folders"] == 2
+
+
+def test_file_channels_merge_by_similarity_then_folder_and_are_ranked_again() -> None:
+    a = result([hit("a1", 0.9)], 1)
+    a.files = [FileMatch("/a", "x.py", 0.8, 1), FileMatch("/a", "y.py", 0.5, 2)]
+    b = result([hit("b1", 0.9)], 1)
+    b.files = [FileMatch("/b", "x.py", 0.8, 1), FileMatch("/b", "z.py", 0.7, 2)]
+    merged = merge_results([a, b], 3, "auto")
+    assert merged.files == [FileMatch("/a", "x.py", 0.8, 1), FileMatch("/b", "x.py", 0.8, 2),
+                            FileMatch("/b", "z.py", 0.7, 3)]
 
 
 def test_merged_meta_never_claims_more_than_every_part() -> None:

@@ -960,7 +960,8 @@ function fileItem(file: FileGroup): PickItem {
   const top = { line: 0, character: 0 };
   return {
     label: `$(file) ${file.path}`,
-    description: `${plural(file.hits, 'hit')} · ${file.lang}`,
+    // A file its file vector found, with no hit of its own: what it is about matched.
+    description: `${file.hits ? plural(file.hits, 'hit') : 'about this'} · ${file.lang}`,
     detail: file.doc || (shown ? `defines ${shown}` : ''),
     jump: { uri: file.uri, path: file.path, range: { start: top, end: top } },
   };

@@ -1,6 +1,6 @@
 """The doc at the top of a file (a module docstring, a package comment, a leading comment
-block): what the file says it is for. The `files` group of an answer shows it, and `kebab
-eval`'s file set asks with it (and blanks it).
+block): what the file says it is for. One home for it because two sides read it: indexing
+embeds it in the file's vector, and search shows it in the `files` group of an answer.
 """
 
 from __future__ import annotations

@@ -1,0 +1,140 @@
+"""The file vector: one vector per file from its path, top doc and outline, which finds
+"the file that handles X" when no snippet of it says X, and follows the file's edits.
+Real model, real LanceDB."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from indexing.filters import Filters
+from indexing.settings import Settings
+from indexing.vector_index import FILE
+from kebab_lsp.workspace import Workspace
+from search.grouping import FileGroup, group
+from search.types import SearchRequest, SearchResult
+
+pytestmark = pytest.mark.model
+
+# Each file is about one thing as a whole, while each of its definitions is generic code.
+TREE = {
+    "kitchen/recipe.py": (
+        "def flour(grams):\n    return grams * 2\n\n\n"
+        "def sugar(grams):\n    return grams // 3\n\n\n"
+        "def eggs(count):\n    return [None] * count\n\n\n"
+        "def butter(grams):\n    return grams + 10\n\n\n"
+        "def oven(minutes):\n    return minutes * 60\n"),
+    "bank/ledger.py": (
+        "def post_entry(book, amount):\n    book.append(amount)\n\n\n"
+        "def balance(book):\n    return sum(book)\n\n\n"
+        "def overdraft(book, limit):\n    return balance(book) < -limit\n"),
+    "garden/plants.py": (
+        "def water(pot, litres):\n    pot.level += litres\n\n\n"
+        "def prune(branches):\n    return branches[:3]\n\n\n"
+        "def repot(pot, size):\n    pot.size = size\n"),
+}
+# The question names the file's subject in words that occur in no file of the tree.
+QUESTION = "dessert preparation"
+RENAMED_TOPIC = (
+    "def invoice_total(lines):\n    return sum(lines)\n\n\n"
+    "def tax_due(total, rate):\n    return total * rate\n\n\n"
+    "def payment_reminder(days_late):\n    return days_late > 30\n")
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Iterator[Workspace]:
+    root = tmp_path / "repo"
+    for rel, text in TREE.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1))
+    ws.indexer.index()
+    assert ws.sync_vectors() is not None
+    yield ws
+    ws.close()
+
+
+def search(ws: Workspace, query: str, mode: str = "vector", group: bool = False
+           ) -> SearchResult:
+    return ws.searcher.search(SearchRequest(query, mode=mode, k=10, explain=True, group=group))
+
+
+def files_of(ws: Workspace, query: str, mode: str = "vector") -> list[FileGroup]:
+    result = search(ws, query, mode, group=True)
+    return group(result.hits, lambda _root: ws.store, result.files).files
+
+
+def file_rows(ws: Workspace) -> dict[str, str]:
+    vindex = ws.vector_index()
+    assert vindex is not None
+    return {k: h for k, h in vindex.vectors.row_hashes().items() if k.endswith(f":{FILE}")}
+
+
+def test_a_file_is_found_by_what_it_is_about_though_no_snippet_says_it(ws: Workspace) -> None:
+    words = QUESTION.split()
+    assert not any(w in text for text in TREE.values() for w in words)
+    assert search(ws, QUESTION, "lexical").hits == []  # no snippet matches
+    for mode in ("vector", "hybrid", "auto"):
+        top = files_of(ws, QUESTION, mode)[0]
+        assert (top.path, top.vector_rank) == ("kitchen/recipe.py", 1), mode
+        assert top.fusion_score is not None and top.vector_score is not None, mode
+
+
+def test_the_file_channel_ranks_files_only(ws: Workspace) -> None:
+    """Chunks are ranked by their own vectors: the file vector is no surface of theirs, and
+    an ungrouped answer carries no file channel."""
+    plain = search(ws, QUESTION)
+    assert plain.files == []
+    assert {h.retrieval.vector_surface for h in plain.hits} <= {"code", "summary"}
+    grouped = search(ws, QUESTION, group=True)
+    assert [m.rank for m in grouped.files] == list(range(1, len(TREE) + 1))
+    assert [h.chunk_id for h in grouped.hits] == [h.chunk_id for h in plain.hits]
+
+
+def test_an_explicit_lexical_search_runs_no_file_channel(ws: Workspace) -> None:
+    result = search(ws, "grams", "lexical", group=True)
+    assert result.hits and result.files == []
+    files = group(result.hits, lambda _root: ws.store, result.files).files
+    assert [(f.path, f.hit_rank, f.vector_rank, f.fusion_score) for f in files] == [
+        ("kitchen/recipe.py", 1, None, None)]
+
+
+def test_a_kind_filter_runs_no_file_channel(ws: Workspace) -> None:
+    result = ws.searcher.search(SearchRequest(QUESTION, mode="vector", k=10, group=True,
+                                              filters=Filters(kinds=("function",))))
+    assert result.hits and result.files == []
+
+
+def test_every_file_has_one_vector_and_coverage_counts_it(ws: Workspace) -> None:
+    assert len(file_rows(ws)) == len(TREE)
+    vindex = ws.vector_index()
+    assert vindex is not None
+    have, total = vindex.coverage()
+    assert have == total == len(vindex.vectors.row_hashes())
+
+
+def test_the_file_vector_follows_the_file(ws: Workspace) -> None:
+    before = file_rows(ws)
+    was = files_of(ws, QUESTION)[0]
+    assert was.path == "kitchen/recipe.py"
+    (ws.root / "kitchen" / "recipe.py").write_text(RENAMED_TOPIC)
+    ws.indexer.index()
+    synced = ws.sync_vectors()
+    assert synced is not None and synced.embedded > 0
+    after = file_rows(ws)
+    assert len(after) == len(TREE) and after != before
+    top = files_of(ws, "invoicing and collecting payments")[0]
+    assert (top.path, top.vector_rank) == ("kitchen/recipe.py", 1)
+    now = next(f for f in files_of(ws, QUESTION) if f.path == "kitchen/recipe.py")
+    assert now.vector_score is not None and was.vector_score is not None
+    assert now.vector_score < was.vector_score - 0.1  # its old subject is no longer its topic
+
+    (ws.root / "garden" / "plants.py").unlink()
+    ws.indexer.index()
+    assert ws.sync_vectors() is not None
+    gone = file_rows(ws)
+    assert len(gone) == len(TREE) - 1
+    vindex = ws.vector_index()
+    assert vindex is not None and vindex.expected() == vindex.vectors.row_hashes()
