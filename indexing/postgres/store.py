@@ -1,0 +1,463 @@
+"""One repository of a team index on PostgreSQL, as the indexer writes it and search reads it
+(`indexing.store.interface`).
+
+Why the shape:
+- Every statement names its repository, and row-level security (`schema.policies`) narrows
+  what a reader sees again, so a role's counts, hits and stats never include a repository it
+  was not granted, not even as a total.
+- A batch of files is one transaction and bumps the repository's lexical version, as on
+  SQLite: readers see whole files, and caches keyed by the version stay right.
+- Lexical search ranks every authorized match (`ts_rank` over the GIN index's matches, ties
+  by path, line, chunk id) and counts them exactly, so the recall search reports is the
+  truth, as on SQLite. The raw rank returned is `-ts_rank`, lower is better, as bm25 is.
+- Exact text: the trigram index proposes files, `LIKE` confirms the substring, and each
+  file's text is checked again here, so recall is grep's.
+- One connection per store, used by one thread at a time (the CLI's); a server reading a
+  team index would want a pool.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from psycopg.pq import TransactionStatus
+
+from indexing.filters import Filters
+from indexing.lexical_query import LexicalQuery
+from indexing.postgres import lexemes
+from indexing.postgres.schema import DDL, PG_SCHEMA_VERSION, policies
+from indexing.records import Extraction, Symbol, chunk_id_for, text_hash
+from indexing.store.catalog import FileState, Stats
+from indexing.store.connection import StoreError
+from indexing.store.interface import Capabilities
+from indexing.store.rows import ChunkRow, chunk_from
+from indexing.store.writes import FileWrite
+
+POSTGRESQL = Capabilities(backend="postgresql", score_kind="ts_rank_normalized",
+                          raw_syntax=None, refs=False, vectors=False)
+
+#: ts_rank's weights for D, C, B, A (unused, body, path and container, names): names weigh
+#: most, as on SQLite (whose bm25 weights are 10, 4, 2, 1 for names, parts, path, body).
+RANK_WEIGHTS = "{0.05, 0.2, 0.4, 1.0}"
+#: ts_rank's normalization: divide by 1 + log(words in the chunk), so a long chunk that
+#: mentions a word once does not outrank a short one about it.
+RANK_NORMALIZATION = 1
+
+_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/@+-]{0,199}$")
+#: Python's named groups (pathspec's) are plain groups to PostgreSQL's regex engine.
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+
+_CHUNK_COLUMNS = """
+    c.id, c.chunk_id, f.path, f.lang, c.kind, c.start_line, c.end_line, c.context,
+    {text}, c.text_hash, f.is_test, f.is_generated,
+    s.name, s.kind, s.container, s.qualified_name,
+    s.start_line, s.start_col, s.end_line, s.end_col,
+    s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_end_col, s.signature, s.doc,
+    c.start_col, f.id, f.hash, s.ord
+"""
+CHUNK_COLUMNS_NO_TEXT = _CHUNK_COLUMNS.format(text="NULL")
+CHUNK_COLUMNS = _CHUNK_COLUMNS.format(text="c.text")
+CHUNK_FROM = """
+    FROM kebab.chunks c JOIN kebab.files f ON f.id = c.file_id
+    LEFT JOIN kebab.symbols s ON s.id = c.symbol_id
+"""
+
+
+class TeamStoreError(StoreError):
+    """The team index cannot be reached, is missing, or is of another schema version; the
+    message says which and what to do."""
+
+
+class TeamStoreBusy(TeamStoreError):
+    """Another `kebab index` is writing this repository."""
+
+
+def check_repo(name: str) -> str:
+    """A repository name as the index keys it: letters, digits and `._/@+-`, up to 200."""
+    if not _REPO.match(name):
+        raise TeamStoreError(f"invalid repository name {name!r}: use letters, digits and "
+                             "._/@+- (up to 200 characters), starting with a letter or digit")
+    return name
+
+
+def is_url(store: str) -> bool:
+    return store.startswith(("postgresql://", "postgres://"))
+
+
+def safe_url(url: str) -> str:
+    """`url` without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def connect(url: str) -> psycopg.Connection[Any]:
+    try:
+        return psycopg.connect(url, autocommit=True)
+    except psycopg.Error as exc:
+        raise TeamStoreError(f"cannot connect to the team index at {safe_url(url)}: "
+                             f"{str(exc).strip()}") from exc
+
+
+def _text(value: str) -> str:
+    """PostgreSQL text cannot hold NUL; U+FFFD keeps every column where it was."""
+    return value.replace("\0", "\ufffd") if "\0" in value else value
+
+
+def _filter_sql(filters: Filters) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    args: list[Any] = []
+    if filters.langs:
+        clauses.append("f.lang = ANY(%s)")
+        args.append(list(filters.langs))
+    if filters.kinds:
+        clauses.append("s.kind = ANY(%s)")
+        args.append(list(filters.kinds))
+    if filters.path_regex:
+        clauses.append("f.path ~ %s")
+        args.append(_NAMED_GROUP.sub("(?:", filters.path_regex))
+    return "".join(f" AND {c}" for c in clauses), args
+
+
+def _like(needle: str) -> str:
+    return "%" + re.sub(r"([\\%_])", r"\\\1", needle) + "%"
+
+
+class PgStore:
+    """One repository of a team index: `open` it with `create=True` to write (the schema is
+    made on first use), without to read."""
+
+    capabilities: Capabilities = POSTGRESQL
+    damage: str | None = None  # the database keeps its own integrity: nothing to repair here
+
+    def __init__(self, conn: psycopg.Connection[Any], url: str, repo: str) -> None:
+        self._conn = conn
+        self.url = url
+        self.repo = repo
+        self._lock = threading.RLock()
+        self._batch_depth = 0
+
+    @classmethod
+    def open(cls, url: str, repo: str, create: bool = False) -> PgStore:
+        check_repo(repo)
+        conn = connect(url)
+        try:
+            store = cls(conn, url, repo)
+            store._check_schema(create)
+            if create:
+                conn.execute("INSERT INTO kebab.repos(repo) VALUES (%s) ON CONFLICT DO NOTHING",
+                             (repo,))
+            return store
+        except BaseException:
+            conn.close()
+            raise
+
+    def _check_schema(self, create: bool) -> None:
+        conn = self._conn
+        try:
+            if create and conn.execute("SELECT to_regclass('kebab.schema_version')"
+                                       ).fetchone() == (None,):
+                with conn.transaction():
+                    # Two first indexers at once: one creates, the other finds it made.
+                    conn.execute("SELECT pg_advisory_xact_lock(hashtext('kebab:schema'))")
+                    if conn.execute("SELECT to_regclass('kebab.schema_version')"
+                                    ).fetchone() == (None,):
+                        conn.execute(DDL)
+                        conn.execute(policies())
+                        conn.execute("INSERT INTO kebab.schema_version VALUES (%s)",
+                                     (PG_SCHEMA_VERSION,))
+            row = conn.execute("SELECT to_regclass('kebab.schema_version')").fetchone()
+            if row == (None,):
+                raise TeamStoreError(
+                    f"no team index at {safe_url(self.url)}: build one with `kebab index PATH "
+                    f"--store URL --repo {self.repo}`")
+            found = conn.execute("SELECT version FROM kebab.schema_version").fetchone()
+        except psycopg.Error as exc:
+            raise TeamStoreError(f"cannot open the team index at {safe_url(self.url)}: "
+                                 f"{str(exc).strip()}") from exc
+        if found is None or found[0] != PG_SCHEMA_VERSION:
+            raise TeamStoreError(
+                f"the team index at {safe_url(self.url)} has schema version "
+                f"{found[0] if found else 'unknown'}; this kebab reads version "
+                f"{PG_SCHEMA_VERSION}. Drop the `kebab` schema and index again")
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # -- transactions ----------------------------------------------------------------------
+
+    def _x(self, query: str, params: Sequence[Any] | None = None) -> psycopg.Cursor[Any]:
+        try:
+            return self._conn.execute(query, params)  # type: ignore[arg-type]
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise TeamStoreError(f"the team index at {safe_url(self.url)} refused this role: "
+                                 f"{str(exc).strip()} (ask for `kebab grant`)") from exc
+        except psycopg.OperationalError as exc:
+            raise TeamStoreError(f"the team index at {safe_url(self.url)} failed: "
+                                 f"{str(exc).strip()}") from exc
+
+    def _value(self, query: str, params: Sequence[Any]) -> Any:
+        """The first column of the one row `query` returns."""
+        row = self._x(query, params).fetchone()
+        assert row is not None, query
+        return row[0]
+
+    @contextmanager
+    def reading(self) -> Iterator[Any]:
+        """Several statements that must see one state: one repeatable-read transaction, so a
+        batch committed meanwhile is seen by all of them or none."""
+        with self._lock:
+            if self._conn.info.transaction_status != TransactionStatus.IDLE:
+                yield self._conn  # inside a batch or another read: that one's state
+                return
+            with self._conn.transaction():
+                self._x("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                yield self._conn
+
+    @contextmanager
+    def batch(self, large: bool = False) -> Iterator[None]:
+        """One transaction for many file writes; commits bump the repository's version."""
+        with self._lock, self._conn.transaction():
+            self._batch_depth += 1
+            try:
+                yield
+            finally:
+                self._batch_depth -= 1
+            self._x("UPDATE kebab.repos SET lexical_version = lexical_version + 1, "
+                    "last_update = %s WHERE repo = %s", (time.time(), self.repo))
+
+    @contextmanager
+    def writer_lock(self) -> Iterator[None]:
+        """Held while a `kebab index` writes this repository: a second one refuses rather
+        than interleaving its batches (another repository is not held up)."""
+        key = f"kebab:index:{self.repo}"
+        got = self._x("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()
+        if not got or not got[0]:
+            raise TeamStoreBusy(f"another `kebab index` is writing repository {self.repo!r} "
+                                f"at {safe_url(self.url)}; try again when it is done")
+        try:
+            yield
+        finally:
+            self._x("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+
+    # -- writes (IndexWriter) ----------------------------------------------------------------
+
+    def reset(self) -> None:
+        with self.batch():
+            self._x("DELETE FROM kebab.files WHERE repo = %s", (self.repo,))
+            self._x("DELETE FROM kebab.meta WHERE repo = %s", (self.repo,))
+
+    def file_states(self) -> dict[str, FileState]:
+        return {r[1]: FileState(r[0], r[1], r[2], r[3], r[4]) for r in self._x(
+            "SELECT id, path, size, mtime_ns, hash FROM kebab.files WHERE repo = %s",
+            (self.repo,))}
+
+    def file_state(self, path: str) -> FileState | None:
+        r = self._x("SELECT id, path, size, mtime_ns, hash FROM kebab.files "
+                    "WHERE repo = %s AND path = %s", (self.repo, path)).fetchone()
+        return FileState(r[0], r[1], r[2], r[3], r[4]) if r else None
+
+    def meta_value(self, key: str) -> str | None:
+        r = self._x("SELECT value FROM kebab.meta WHERE repo = %s AND key = %s",
+                    (self.repo, key)).fetchone()
+        return str(r[0]) if r else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._x("INSERT INTO kebab.meta(repo, key, value) VALUES (%s, %s, %s) "
+                "ON CONFLICT (repo, key) DO UPDATE SET value = excluded.value",
+                (self.repo, key, _text(value)))
+
+    def write_file(self, write: FileWrite) -> list[str]:
+        """Replace one file's rows; returns the chunk ids it had. Must run inside `batch()`."""
+        assert self._batch_depth, "write_file runs inside batch()"
+        old = self._delete_rows(write.path)
+        file_id = self._value(
+            "INSERT INTO kebab.files(repo, path, size, mtime_ns, hash, lang, is_test, "
+            "is_generated, text) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
+            (self.repo, write.path, write.size, write.mtime_ns, write.hash, write.lang,
+             write.is_test, write.is_generated, _text(write.text)))
+        symbol_ids = self._insert_symbols(file_id, write.extraction.symbols)
+        self._insert_chunks(file_id, write.path, write.extraction, symbol_ids)
+        return old
+
+    def _insert_symbols(self, file_id: int, symbols: Sequence[Symbol]) -> list[int]:
+        if not symbols:
+            return []
+        with self._conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO kebab.symbols(repo, file_id, ord, name, qualified_name, kind, "
+                "container, start_line, start_col, end_line, end_col, sel_start_line, "
+                "sel_start_col, sel_end_line, sel_end_col, signature, doc) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                [(self.repo, file_id, ord_, _text(s.name), _text(s.qualified_name), str(s.kind),
+                  _text(s.container) if s.container is not None else None,
+                  s.range.start_line, s.range.start_col, s.range.end_line, s.range.end_col,
+                  s.selection.start_line, s.selection.start_col, s.selection.end_line,
+                  s.selection.end_col, _text(s.signature), _text(s.doc))
+                 for ord_, s in enumerate(symbols)])
+        ids = dict(self._x("SELECT ord, id FROM kebab.symbols WHERE file_id = %s",
+                           (file_id,)).fetchall())
+        return [ids[i] for i in range(len(symbols))]
+
+    def _insert_chunks(self, file_id: int, path: str, extraction: Extraction,
+                       symbol_ids: Sequence[int]) -> None:
+        rows: list[tuple[Any, ...]] = []
+        seen: set[str] = set()
+        for chunk in extraction.chunks:
+            cid = chunk.chunk_id(path)
+            if cid in seen:  # identical text at the same line: one row is enough
+                continue
+            seen.add(cid)
+            sym = extraction.symbols[chunk.symbol] if chunk.symbol is not None else None
+            rows.append((self.repo, cid, file_id,
+                         symbol_ids[chunk.symbol] if chunk.symbol is not None else None,
+                         str(chunk.kind), chunk.start_line, chunk.end_line, chunk.start_col,
+                         _text(chunk.context), _text(chunk.text), text_hash(chunk.text),
+                         _document(path, sym, chunk.context, chunk.text)))
+        if rows:
+            with self._conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO kebab.chunks(repo, chunk_id, file_id, symbol_id, kind, "
+                    "start_line, end_line, start_col, context, text, text_hash, tsv) "
+                    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::tsvector)", rows)
+
+    def _delete_rows(self, path: str) -> list[str]:
+        ids = [r[0] for r in self._x(
+            "SELECT c.chunk_id FROM kebab.chunks c JOIN kebab.files f ON f.id = c.file_id "
+            "WHERE f.repo = %s AND f.path = %s", (self.repo, path))]
+        self._x("DELETE FROM kebab.files WHERE repo = %s AND path = %s", (self.repo, path))
+        return ids
+
+    def delete_file(self, path: str) -> list[str]:
+        """Drop a file's rows; returns its chunk ids. Must run inside `batch()`."""
+        assert self._batch_depth, "delete_file runs inside batch()"
+        return self._delete_rows(path)
+
+    def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
+        self._x("UPDATE kebab.files SET size = %s, mtime_ns = %s WHERE repo = %s AND path = %s",
+                (size, mtime_ns, self.repo, path))
+
+    def rename_file(self, old: str, new: str, size: int, mtime_ns: int) -> dict[str, str]:
+        """Move a file's rows to a new path without re-extracting it; chunk ids and the path
+        words in each chunk's tsvector follow. Returns old id -> new id."""
+        row = self._x("UPDATE kebab.files SET path = %s, size = %s, mtime_ns = %s "
+                      "WHERE repo = %s AND path = %s RETURNING id",
+                      (new, size, mtime_ns, self.repo, old)).fetchone()
+        if row is None:
+            return {}
+        mapping: dict[str, str] = {}
+        for raw in self._x(f"SELECT {CHUNK_COLUMNS} {CHUNK_FROM} WHERE c.file_id = %s",
+                           (row[0],)).fetchall():
+            chunk = chunk_from(raw)
+            assert chunk.text is not None
+            new_id = chunk_id_for(new, chunk.start_line, chunk.text)
+            mapping[chunk.chunk_id] = new_id
+            self._x("UPDATE kebab.chunks SET chunk_id = %s, tsv = %s::tsvector WHERE id = %s",
+                    (new_id, _document(new, chunk.symbol, chunk.context, chunk.text),
+                     chunk.rowid))
+        return mapping
+
+    # -- reads (SearchStore) -----------------------------------------------------------------
+
+    def match_chunks(self, query: LexicalQuery, filters: Filters, limit: int,
+                     exclude: Iterable[int] = ()) -> list[ChunkRow]:
+        """Chunks matching `query`, best `ts_rank` first over every match (ties by path,
+        line, chunk id); a row's `rank` is `-ts_rank`, lower is better."""
+        tsq = self._tsquery(query)
+        if tsq is None:
+            return []
+        where, args = _filter_sql(filters)
+        excluded = sorted(set(exclude))
+        rank = f"ts_rank('{RANK_WEIGHTS}', c.tsv, q.q, {RANK_NORMALIZATION})"
+        rows = self._x(
+            f"SELECT {CHUNK_COLUMNS_NO_TEXT}, {rank} AS r {CHUNK_FROM} "
+            "CROSS JOIN (SELECT %s::tsquery AS q) q "
+            f"WHERE c.repo = %s AND c.tsv @@ q.q AND NOT (c.id = ANY(%s)){where} "
+            "ORDER BY r DESC, f.path, c.start_line, c.chunk_id LIMIT %s",
+            (tsq, self.repo, excluded, *args, limit)).fetchall()
+        return [chunk_from(r, rank=-float(r[-1])) for r in rows]
+
+    def count_matches(self, query: LexicalQuery, filters: Filters) -> int:
+        tsq = self._tsquery(query)
+        if tsq is None:
+            return 0
+        where, args = _filter_sql(filters)
+        return int(self._value(
+            f"SELECT count(*) {CHUNK_FROM} WHERE c.repo = %s AND c.tsv @@ %s::tsquery{where}",
+            (self.repo, tsq, *args)))
+
+    def _tsquery(self, query: LexicalQuery) -> str | None:
+        if query.raw is not None:
+            raise TeamStoreError("the PostgreSQL store reads no raw FTS5 expression")
+        return lexemes.tsquery(query)
+
+    def files_containing(self, needle: str, filters: Filters) -> list[tuple[str, str, str]]:
+        """(path, lang, text) of every file whose text contains `needle` exactly, in path
+        order: pg_trgm's index narrows, LIKE confirms, and so does this process."""
+        where, args = _filter_sql(replace(filters, kinds=()))
+        rows = self._x(
+            "SELECT f.path, f.lang, f.text FROM kebab.files f "
+            f"WHERE f.repo = %s AND f.text LIKE %s{where} ORDER BY f.path",
+            (self.repo, _like(_text(needle)), *args)).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows if needle in r[2]]
+
+    def chunks_at(self, path: str, line: int) -> list[ChunkRow]:
+        rows = self._x(
+            f"SELECT {CHUNK_COLUMNS_NO_TEXT} {CHUNK_FROM} WHERE f.repo = %s AND f.path = %s "
+            "AND c.start_line <= %s AND c.end_line >= %s "
+            "ORDER BY c.end_line - c.start_line, c.start_line, c.chunk_id",
+            (self.repo, path, line, line)).fetchall()
+        return [chunk_from(r) for r in rows]
+
+    def with_texts(self, rows: Sequence[ChunkRow]) -> list[ChunkRow]:
+        ids = [r.rowid for r in rows if r.text is None]
+        texts: dict[int, str] = dict(self._x(
+            "SELECT id, text FROM kebab.chunks WHERE id = ANY(%s)", (ids,)).fetchall()
+        ) if ids else {}
+        return [r if r.text is not None else replace(r, text=texts.get(r.rowid, ""))
+                for r in rows]
+
+    def chunks_by_ids(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRow]:
+        rows = self._x(f"SELECT {CHUNK_COLUMNS_NO_TEXT} {CHUNK_FROM} "
+                       "WHERE c.repo = %s AND c.chunk_id = ANY(%s)",
+                       (self.repo, list(chunk_ids))).fetchall()
+        return {r[1]: chunk_from(r) for r in rows}
+
+    def stats(self) -> Stats:
+        def count(table: str) -> int:
+            return int(self._value(f"SELECT count(*) FROM kebab.{table} WHERE repo = %s",
+                                   (self.repo,)))
+
+        repo = self._x("SELECT lexical_version, last_update FROM kebab.repos WHERE repo = %s",
+                       (self.repo,)).fetchone()
+        langs = dict(self._x("SELECT lang, count(*) FROM kebab.files WHERE repo = %s "
+                             "GROUP BY lang ORDER BY lang", (self.repo,)).fetchall())
+        return Stats(files=count("files"), symbols=count("symbols"), chunks=count("chunks"),
+                     schema_version=PG_SCHEMA_VERSION,
+                     lexical_version=int(repo[0]) if repo else 0,
+                     last_update=float(repo[1]) if repo and repo[1] is not None else None,
+                     langs={str(k): int(v) for k, v in langs.items()})
+
+    def lexical_version(self) -> int:
+        row = self._x("SELECT lexical_version FROM kebab.repos WHERE repo = %s",
+                      (self.repo,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def problems(self) -> list[str]:
+        return []
+
+
+def _document(path: str, sym: Symbol | None, context: str, body: str) -> str:
+    names = f"{sym.name} {sym.qualified_name}" if sym else context
+    return lexemes.document(names, path, context, body)
