@@ -22,12 +22,13 @@ import re
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
+from psycopg import sql
 from psycopg.pq import TransactionStatus
 
 from indexing.filters import Filters
@@ -40,6 +41,7 @@ from indexing.store.connection import StoreError
 from indexing.store.interface import Capabilities
 from indexing.store.rows import ChunkRow, chunk_from
 from indexing.store.writes import FileWrite
+from indexing.store_choice import check_repo
 
 POSTGRESQL = Capabilities(backend="postgresql", score_kind="ts_rank_normalized",
                           raw_syntax=None, refs=False, vectors=False)
@@ -51,7 +53,6 @@ RANK_WEIGHTS = "{0.05, 0.2, 0.4, 1.0}"
 #: mentions a word once does not outrank a short one about it.
 RANK_NORMALIZATION = 1
 
-_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/@+-]{0,199}$")
 #: Python's named groups (pathspec's) are plain groups to PostgreSQL's regex engine.
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 
@@ -78,18 +79,6 @@ class TeamStoreError(StoreError):
 
 class TeamStoreBusy(TeamStoreError):
     """Another `kebab index` is writing this repository."""
-
-
-def check_repo(name: str) -> str:
-    """A repository name as the index keys it: letters, digits and `._/@+-`, up to 200."""
-    if not _REPO.match(name):
-        raise TeamStoreError(f"invalid repository name {name!r}: use letters, digits and "
-                             "._/@+- (up to 200 characters), starting with a letter or digit")
-    return name
-
-
-def is_url(store: str) -> bool:
-    return store.startswith(("postgresql://", "postgres://"))
 
 
 def safe_url(url: str) -> str:
@@ -197,7 +186,9 @@ class PgStore:
 
     # -- transactions ----------------------------------------------------------------------
 
-    def _x(self, query: str, params: Sequence[Any] | None = None) -> psycopg.Cursor[Any]:
+    def execute(self, query: str | sql.Composable, params: Sequence[Any] | None = None
+                ) -> psycopg.Cursor[Any]:
+        """One statement, its failures said in words a user can act on."""
         try:
             return self._conn.execute(query, params)  # type: ignore[arg-type]
         except psycopg.errors.InsufficientPrivilege as exc:
@@ -209,9 +200,14 @@ class PgStore:
 
     def _value(self, query: str, params: Sequence[Any]) -> Any:
         """The first column of the one row `query` returns."""
-        row = self._x(query, params).fetchone()
+        row = self.execute(query, params).fetchone()
         assert row is not None, query
         return row[0]
+
+    def transaction(self) -> AbstractContextManager[Any]:
+        """A transaction for statements of the caller's own (grants), not a batch of files:
+        it changes no lexical version."""
+        return self._conn.transaction()
 
     @contextmanager
     def reading(self) -> Iterator[Any]:
@@ -222,7 +218,7 @@ class PgStore:
                 yield self._conn  # inside a batch or another read: that one's state
                 return
             with self._conn.transaction():
-                self._x("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                self.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
                 yield self._conn
 
     @contextmanager
@@ -234,49 +230,49 @@ class PgStore:
                 yield
             finally:
                 self._batch_depth -= 1
-            self._x("UPDATE kebab.repos SET lexical_version = lexical_version + 1, "
-                    "last_update = %s WHERE repo = %s", (time.time(), self.repo))
+            self.execute("UPDATE kebab.repos SET lexical_version = lexical_version + 1, "
+                         "last_update = %s WHERE repo = %s", (time.time(), self.repo))
 
     @contextmanager
     def writer_lock(self) -> Iterator[None]:
         """Held while a `kebab index` writes this repository: a second one refuses rather
         than interleaving its batches (another repository is not held up)."""
         key = f"kebab:index:{self.repo}"
-        got = self._x("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()
+        got = self.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()
         if not got or not got[0]:
             raise TeamStoreBusy(f"another `kebab index` is writing repository {self.repo!r} "
                                 f"at {safe_url(self.url)}; try again when it is done")
         try:
             yield
         finally:
-            self._x("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+            self.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
 
     # -- writes (IndexWriter) ----------------------------------------------------------------
 
     def reset(self) -> None:
         with self.batch():
-            self._x("DELETE FROM kebab.files WHERE repo = %s", (self.repo,))
-            self._x("DELETE FROM kebab.meta WHERE repo = %s", (self.repo,))
+            self.execute("DELETE FROM kebab.files WHERE repo = %s", (self.repo,))
+            self.execute("DELETE FROM kebab.meta WHERE repo = %s", (self.repo,))
 
     def file_states(self) -> dict[str, FileState]:
-        return {r[1]: FileState(r[0], r[1], r[2], r[3], r[4]) for r in self._x(
+        return {r[1]: FileState(r[0], r[1], r[2], r[3], r[4]) for r in self.execute(
             "SELECT id, path, size, mtime_ns, hash FROM kebab.files WHERE repo = %s",
             (self.repo,))}
 
     def file_state(self, path: str) -> FileState | None:
-        r = self._x("SELECT id, path, size, mtime_ns, hash FROM kebab.files "
-                    "WHERE repo = %s AND path = %s", (self.repo, path)).fetchone()
+        r = self.execute("SELECT id, path, size, mtime_ns, hash FROM kebab.files "
+                         "WHERE repo = %s AND path = %s", (self.repo, path)).fetchone()
         return FileState(r[0], r[1], r[2], r[3], r[4]) if r else None
 
     def meta_value(self, key: str) -> str | None:
-        r = self._x("SELECT value FROM kebab.meta WHERE repo = %s AND key = %s",
-                    (self.repo, key)).fetchone()
+        r = self.execute("SELECT value FROM kebab.meta WHERE repo = %s AND key = %s",
+                         (self.repo, key)).fetchone()
         return str(r[0]) if r else None
 
     def set_meta(self, key: str, value: str) -> None:
-        self._x("INSERT INTO kebab.meta(repo, key, value) VALUES (%s, %s, %s) "
-                "ON CONFLICT (repo, key) DO UPDATE SET value = excluded.value",
-                (self.repo, key, _text(value)))
+        self.execute("INSERT INTO kebab.meta(repo, key, value) VALUES (%s, %s, %s) "
+                     "ON CONFLICT (repo, key) DO UPDATE SET value = excluded.value",
+                     (self.repo, key, _text(value)))
 
     def write_file(self, write: FileWrite) -> list[str]:
         """Replace one file's rows; returns the chunk ids it had. Must run inside `batch()`."""
@@ -306,8 +302,8 @@ class PgStore:
                   s.selection.start_line, s.selection.start_col, s.selection.end_line,
                   s.selection.end_col, _text(s.signature), _text(s.doc))
                  for ord_, s in enumerate(symbols)])
-        ids = dict(self._x("SELECT ord, id FROM kebab.symbols WHERE file_id = %s",
-                           (file_id,)).fetchall())
+        ids = dict(self.execute("SELECT ord, id FROM kebab.symbols WHERE file_id = %s",
+                                (file_id,)).fetchall())
         return [ids[i] for i in range(len(symbols))]
 
     def _insert_chunks(self, file_id: int, path: str, extraction: Extraction,
@@ -333,10 +329,10 @@ class PgStore:
                     "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::tsvector)", rows)
 
     def _delete_rows(self, path: str) -> list[str]:
-        ids = [r[0] for r in self._x(
+        ids = [r[0] for r in self.execute(
             "SELECT c.chunk_id FROM kebab.chunks c JOIN kebab.files f ON f.id = c.file_id "
             "WHERE f.repo = %s AND f.path = %s", (self.repo, path))]
-        self._x("DELETE FROM kebab.files WHERE repo = %s AND path = %s", (self.repo, path))
+        self.execute("DELETE FROM kebab.files WHERE repo = %s AND path = %s", (self.repo, path))
         return ids
 
     def delete_file(self, path: str) -> list[str]:
@@ -345,26 +341,26 @@ class PgStore:
         return self._delete_rows(path)
 
     def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
-        self._x("UPDATE kebab.files SET size = %s, mtime_ns = %s WHERE repo = %s AND path = %s",
-                (size, mtime_ns, self.repo, path))
+        self.execute("UPDATE kebab.files SET size = %s, mtime_ns = %s "
+                     "WHERE repo = %s AND path = %s", (size, mtime_ns, self.repo, path))
 
     def rename_file(self, old: str, new: str, size: int, mtime_ns: int) -> dict[str, str]:
         """Move a file's rows to a new path without re-extracting it; chunk ids and the path
         words in each chunk's tsvector follow. Returns old id -> new id."""
-        row = self._x("UPDATE kebab.files SET path = %s, size = %s, mtime_ns = %s "
-                      "WHERE repo = %s AND path = %s RETURNING id",
-                      (new, size, mtime_ns, self.repo, old)).fetchone()
+        row = self.execute("UPDATE kebab.files SET path = %s, size = %s, mtime_ns = %s "
+                           "WHERE repo = %s AND path = %s RETURNING id",
+                           (new, size, mtime_ns, self.repo, old)).fetchone()
         if row is None:
             return {}
         mapping: dict[str, str] = {}
-        for raw in self._x(f"SELECT {CHUNK_COLUMNS} {CHUNK_FROM} WHERE c.file_id = %s",
-                           (row[0],)).fetchall():
+        for raw in self.execute(f"SELECT {CHUNK_COLUMNS} {CHUNK_FROM} WHERE c.file_id = %s",
+                                (row[0],)).fetchall():
             chunk = chunk_from(raw)
             assert chunk.text is not None
             new_id = chunk_id_for(new, chunk.start_line, chunk.text)
             mapping[chunk.chunk_id] = new_id
-            self._x("UPDATE kebab.chunks SET chunk_id = %s, tsv = %s::tsvector WHERE id = %s",
-                    (new_id, _document(new, chunk.symbol, chunk.context, chunk.text),
+            self.execute("UPDATE kebab.chunks SET chunk_id = %s, tsv = %s::tsvector WHERE id = %s",
+                         (new_id, _document(new, chunk.symbol, chunk.context, chunk.text),
                      chunk.rowid))
         return mapping
 
@@ -380,7 +376,7 @@ class PgStore:
         where, args = _filter_sql(filters)
         excluded = sorted(set(exclude))
         rank = f"ts_rank('{RANK_WEIGHTS}', c.tsv, q.q, {RANK_NORMALIZATION})"
-        rows = self._x(
+        rows = self.execute(
             f"SELECT {CHUNK_COLUMNS_NO_TEXT}, {rank} AS r {CHUNK_FROM} "
             "CROSS JOIN (SELECT %s::tsquery AS q) q "
             f"WHERE c.repo = %s AND c.tsv @@ q.q AND NOT (c.id = ANY(%s)){where} "
@@ -406,14 +402,14 @@ class PgStore:
         """(path, lang, text) of every file whose text contains `needle` exactly, in path
         order: pg_trgm's index narrows, LIKE confirms, and so does this process."""
         where, args = _filter_sql(replace(filters, kinds=()))
-        rows = self._x(
+        rows = self.execute(
             "SELECT f.path, f.lang, f.text FROM kebab.files f "
             f"WHERE f.repo = %s AND f.text LIKE %s{where} ORDER BY f.path",
             (self.repo, _like(_text(needle)), *args)).fetchall()
         return [(r[0], r[1], r[2]) for r in rows if needle in r[2]]
 
     def chunks_at(self, path: str, line: int) -> list[ChunkRow]:
-        rows = self._x(
+        rows = self.execute(
             f"SELECT {CHUNK_COLUMNS_NO_TEXT} {CHUNK_FROM} WHERE f.repo = %s AND f.path = %s "
             "AND c.start_line <= %s AND c.end_line >= %s "
             "ORDER BY c.end_line - c.start_line, c.start_line, c.chunk_id",
@@ -422,16 +418,16 @@ class PgStore:
 
     def with_texts(self, rows: Sequence[ChunkRow]) -> list[ChunkRow]:
         ids = [r.rowid for r in rows if r.text is None]
-        texts: dict[int, str] = dict(self._x(
+        texts: dict[int, str] = dict(self.execute(
             "SELECT id, text FROM kebab.chunks WHERE id = ANY(%s)", (ids,)).fetchall()
         ) if ids else {}
         return [r if r.text is not None else replace(r, text=texts.get(r.rowid, ""))
                 for r in rows]
 
     def chunks_by_ids(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRow]:
-        rows = self._x(f"SELECT {CHUNK_COLUMNS_NO_TEXT} {CHUNK_FROM} "
-                       "WHERE c.repo = %s AND c.chunk_id = ANY(%s)",
-                       (self.repo, list(chunk_ids))).fetchall()
+        rows = self.execute(f"SELECT {CHUNK_COLUMNS_NO_TEXT} {CHUNK_FROM} "
+                            "WHERE c.repo = %s AND c.chunk_id = ANY(%s)",
+                            (self.repo, list(chunk_ids))).fetchall()
         return {r[1]: chunk_from(r) for r in rows}
 
     def stats(self) -> Stats:
@@ -439,10 +435,10 @@ class PgStore:
             return int(self._value(f"SELECT count(*) FROM kebab.{table} WHERE repo = %s",
                                    (self.repo,)))
 
-        repo = self._x("SELECT lexical_version, last_update FROM kebab.repos WHERE repo = %s",
-                       (self.repo,)).fetchone()
-        langs = dict(self._x("SELECT lang, count(*) FROM kebab.files WHERE repo = %s "
-                             "GROUP BY lang ORDER BY lang", (self.repo,)).fetchall())
+        repo = self.execute("SELECT lexical_version, last_update FROM kebab.repos WHERE repo = %s",
+                            (self.repo,)).fetchone()
+        langs = dict(self.execute("SELECT lang, count(*) FROM kebab.files WHERE repo = %s "
+                                  "GROUP BY lang ORDER BY lang", (self.repo,)).fetchall())
         return Stats(files=count("files"), symbols=count("symbols"), chunks=count("chunks"),
                      schema_version=PG_SCHEMA_VERSION,
                      lexical_version=int(repo[0]) if repo else 0,
@@ -450,8 +446,8 @@ class PgStore:
                      langs={str(k): int(v) for k, v in langs.items()})
 
     def lexical_version(self) -> int:
-        row = self._x("SELECT lexical_version FROM kebab.repos WHERE repo = %s",
-                      (self.repo,)).fetchone()
+        row = self.execute("SELECT lexical_version FROM kebab.repos WHERE repo = %s",
+                           (self.repo,)).fetchone()
         return int(row[0]) if row else 0
 
     def problems(self) -> list[str]:
