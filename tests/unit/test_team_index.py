@@ -1,0 +1,204 @@
+"""A team index on a real PostgreSQL server: grants enforced by the database, the `kebab`
+commands that build, search and grant it, and the requests it refuses rather than answer
+another way. The behaviour it shares with SQLite is in test_store_backends.py."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import psycopg
+import pytest
+from postgres_support import OWNER, READERS, PgCluster
+
+from indexing.postgres.grants import grant, revoke
+from indexing.postgres.store import PgStore, TeamStoreBusy, TeamStoreError
+from indexing.postgres.team_index import index_repository
+from indexing.settings import Settings
+from kebab_lsp.cli import main
+from kebab_lsp.team import TeamWorkspace
+from search.types import InvalidQuery, SearchRequest, SearchUnavailable
+
+pytestmark = pytest.mark.postgres
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+ALICE, BOB = READERS
+SETTINGS = Settings(workers=1, embed=False)
+
+
+@pytest.fixture
+def two_repos(tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> str:
+    """Repositories `one` (the sample tree) and `two` (a tree of its own) indexed by the
+    owner; ALICE is granted `one`, BOB both. Returns the database's name."""
+    one = tmp_path / "one"
+    shutil.copytree(FIXTURES / "sample_repo", one)
+    two = tmp_path / "two"
+    two.mkdir()
+    (two / "secret_plans.py").write_text(
+        "def get_user_by_id(uid):\n    \"\"\"Only repository two has this.\"\"\"\n"
+        "    return launch_codes[uid]\n")
+    url = pg_cluster.url(pg_database, OWNER)
+    index_repository(one, url, "one", SETTINGS)
+    index_repository(two, url, "two", SETTINGS)
+    grant(url, "one", ALICE)
+    grant(url, "one", BOB)
+    grant(url, "two", BOB)
+    return pg_database
+
+
+def _search(url: str, repo: str, query: str, **kw: object) -> tuple[list[str], int]:
+    team = TeamWorkspace(url, repo, SETTINGS)
+    try:
+        result = team.searcher.search(SearchRequest(query=query, mode="lexical", k=50,
+                                                    **kw))  # type: ignore[arg-type]
+        return sorted({h.path for h in result.hits}), result.meta.total_matches
+    finally:
+        team.close()
+
+
+def test_a_role_reads_only_the_repositories_granted_to_it(
+        pg_cluster: PgCluster, two_repos: str) -> None:
+    owner, alice, bob = (pg_cluster.url(two_repos, r) for r in (OWNER, ALICE, BOB))
+    # BOB sees both, as the owner does.
+    for repo in ("one", "two"):
+        assert _search(bob, repo, "user by id") == _search(owner, repo, "user by id")
+        assert _search(bob, repo, '"user_id"') == _search(owner, repo, '"user_id"')
+    # ALICE sees `one` whole, and nothing of `two`: not a hit, not a count.
+    assert _search(alice, "one", "user by id") == _search(owner, "one", "user by id")
+    assert _search(owner, "two", "launch codes") == (["secret_plans.py"], 1)
+    assert _search(alice, "two", "launch codes") == ([], 0)
+    assert _search(alice, "two", '"launch_codes"') == ([], 0)
+    alice_two = PgStore.open(alice, "two")
+    stats = alice_two.stats()
+    assert (stats.files, stats.symbols, stats.chunks, stats.langs) == (0, 0, 0, {})
+    assert alice_two.lexical_version() == 0 and alice_two.file_states() == {}
+    alice_two.close()
+    # The database enforces it, whatever SQL the role sends.
+    with psycopg.connect(alice) as conn:
+        for table in ("files", "chunks", "symbols", "meta", "repos", "grants"):
+            repos = {r[0] for r in conn.execute(f"SELECT DISTINCT repo FROM kebab.{table}")}
+            assert repos <= {"one"}, table
+        assert conn.execute("SELECT count(*) FROM kebab.files WHERE text LIKE '%launch%'"
+                            ).fetchone() == (0,)
+
+
+def test_revoke_takes_a_repository_away(pg_cluster: PgCluster, two_repos: str) -> None:
+    owner, bob = pg_cluster.url(two_repos, OWNER), pg_cluster.url(two_repos, BOB)
+    assert revoke(owner, "two", BOB) is True
+    assert _search(bob, "two", "launch codes") == ([], 0)
+    assert _search(bob, "one", "user by id")[0]
+    assert revoke(owner, "two", BOB) is False  # nothing left to revoke
+    assert revoke(owner, "one", BOB) is True
+    with pytest.raises(TeamStoreError, match="permission denied"):  # no grant, no access
+        PgStore.open(bob, "one")
+
+
+def test_grant_names_a_role_that_exists(pg_cluster: PgCluster, two_repos: str) -> None:
+    with pytest.raises(TeamStoreError, match="no role 'nobody'"):
+        grant(pg_cluster.url(two_repos, OWNER), "one", "nobody")
+
+
+def test_kebab_commands_on_a_team_index(pg_cluster: PgCluster, pg_database: str,
+                                        sample_repo: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    owner, alice = pg_cluster.url(pg_database, OWNER), pg_cluster.url(pg_database, ALICE)
+    team = ["--store", owner, "--repo", "acme/app"]
+    assert main(["index", str(sample_repo), *team, "--no-embed", "--workers", "1",
+                 "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["new"] == 6 and summary["store"]["repo"] == "acme/app"
+    assert main(["index", str(sample_repo), *team, "--no-embed", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["unchanged"] == 6
+
+    assert main(["search", "getUserById", *team, "--mode", "lexical", "--json"]) == 0
+    wire = json.loads(capsys.readouterr().out)
+    assert wire["hits"][0]["title"] == "getUserById"
+    assert wire["meta"]["score"]["backend"] == "postgresql"
+    assert wire["meta"]["recall"]["ranking_scope"] == "all_matches"
+
+    assert main(["grant", ALICE, *team]) == 0
+    capsys.readouterr()
+    assert main(["search", '"def get_user_by_id"', "--store", alice, "--repo", "acme/app",
+                 "--json"]) == 0
+    assert [h["path"] for h in json.loads(capsys.readouterr().out)["hits"]] == [
+        "src/users/store.py"]
+    assert main(["status", "--store", alice, "--repo", "acme/app", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["files"] == 6
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["search", "users", "--mode", "vector"], "holds no vectors"),
+    (["search", "how are users stored", "--mode", "hybrid"], "holds no vectors"),
+    (["search", "user", "--group"], "--group"),
+    (["search", "'names:user'"], "raw SQLite FTS5"),
+    (["search", "who calls get_user_by_id"], "refs of names"),
+    (["index", "--embed"], "holds no vectors"),
+])
+def test_what_a_team_index_cannot_do_fails_and_says_why(
+        pg_cluster: PgCluster, pg_database: str, sample_repo: Path, args: list[str], says: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    team = ["--store", pg_cluster.url(pg_database, OWNER), "--repo", "app"]
+    index_repository(sample_repo, team[1], "app", SETTINGS)
+    if args[0] == "index":
+        args = [*args, str(sample_repo)]
+    assert main([*args, *team]) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_store_and_repo_go_together(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit, match="--store postgresql"):
+        main(["search", "x", "--repo", "app"])
+    with pytest.raises(SystemExit, match="--repo NAME"):
+        main(["search", "x", "--store", "postgresql:///db"])
+    with pytest.raises(SystemExit, match="sqlite or a postgresql:// URL"):
+        main(["search", "x", "--store", "mysql://db", "--repo", "app"])
+    with pytest.raises(SystemExit, match="invalid repository name"):
+        main(["search", "x", "--store", "postgresql:///db", "--repo", "../etc"])
+
+
+def test_an_index_of_another_schema_version_is_refused(
+        pg_cluster: PgCluster, pg_database: str, sample_repo: Path) -> None:
+    url = pg_cluster.url(pg_database, OWNER)
+    index_repository(sample_repo, url, "app", SETTINGS)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("UPDATE kebab.schema_version SET version = 0")
+    with pytest.raises(TeamStoreError, match="schema version 0"):
+        PgStore.open(url, "app")
+
+
+def test_a_missing_team_index_says_how_to_build_one(pg_cluster: PgCluster,
+                                                    pg_database: str) -> None:
+    with pytest.raises(TeamStoreError, match="kebab index PATH --store URL --repo app"):
+        PgStore.open(pg_cluster.url(pg_database, OWNER), "app")
+
+
+def test_one_writer_per_repository(pg_cluster: PgCluster, pg_database: str,
+                                   sample_repo: Path) -> None:
+    url = pg_cluster.url(pg_database, OWNER)
+    index_repository(sample_repo, url, "app", SETTINGS)
+    holder = PgStore.open(url, "app", create=True)
+    try:
+        with holder.writer_lock():
+            with pytest.raises(TeamStoreBusy, match="another `kebab index`"):
+                index_repository(sample_repo, url, "app", SETTINGS)
+            index_repository(sample_repo, url, "other", SETTINGS)  # not held up
+    finally:
+        holder.close()
+    assert index_repository(sample_repo, url, "app", SETTINGS).unchanged == 6
+
+
+def test_an_explicit_vector_request_fails_in_the_engine_too(
+        pg_cluster: PgCluster, pg_database: str, sample_repo: Path) -> None:
+    url = pg_cluster.url(pg_database, OWNER)
+    index_repository(sample_repo, url, "app", SETTINGS)
+    team = TeamWorkspace(url, "app", SETTINGS)
+    try:
+        with pytest.raises(SearchUnavailable, match="no vectors"):
+            team.searcher.search(SearchRequest("users", mode="vector"))
+        with pytest.raises(InvalidQuery, match="raw SQLite FTS5"):
+            team.searcher.search(SearchRequest("'user*'", mode="lexical"))
+        auto = team.searcher.search(SearchRequest("how are users stored"))
+        assert auto.hits and any("no vectors" in w for w in auto.meta.warnings)
+    finally:
+        team.close()
