@@ -10,8 +10,10 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from jsonschema import Draft202012Validator
 from postgres_support import OWNER, READERS, PgCluster
 
+import kebab_lsp
 from indexing.postgres.grants import grant, revoke
 from indexing.postgres.store import PgStore, TeamStoreBusy, TeamStoreError
 from indexing.postgres.team_index import index_repository
@@ -25,6 +27,7 @@ pytestmark = pytest.mark.postgres
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 ALICE, BOB = READERS
 SETTINGS = Settings(workers=1, embed=False)
+SCHEMA = json.loads((Path(kebab_lsp.__file__).parent / "schema" / "search.v1.json").read_text())
 
 
 @pytest.fixture
@@ -113,6 +116,7 @@ def test_kebab_commands_on_a_team_index(pg_cluster: PgCluster, pg_database: str,
 
     assert main(["search", "getUserById", *team, "--mode", "lexical", "--json"]) == 0
     wire = json.loads(capsys.readouterr().out)
+    Draft202012Validator(SCHEMA).validate(wire)  # the published schema, as SQLite's answers
     assert wire["hits"][0]["title"] == "getUserById"
     assert wire["meta"]["score"]["backend"] == "postgresql"
     assert wire["meta"]["recall"]["ranking_scope"] == "all_matches"
