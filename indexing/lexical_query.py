@@ -2,10 +2,10 @@
 expression in one store's own syntax.
 
 Search decides what to ask (`search.query`); each store decides how to say it in its engine
-(FTS5 here, a tsquery in `store_pg`). Keeping the request free of any engine's syntax is what
-lets SQLite and PostgreSQL answer the same query the same way: each term matches as itself or
-as the phrase of its identifier parts, so `getUserById` finds `get_user_by_id` and text that
-says `get user by id` on both.
+(FTS5 here, a tsquery in `indexing.postgres.lexemes`). Keeping the request free of any
+engine's syntax is what lets SQLite and PostgreSQL answer the same query the same way: each
+term matches as itself or as the phrase of its identifier parts, so `getUserById` finds
+`get_user_by_id` and text that says `get user by id` on both.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from indexing.records import Extraction, Symbol, chunk_id_for, text_hash
 from indexing.store.catalog import FileState, Stats
 from indexing.store.connection import StoreError
 from indexing.store.interface import Capabilities
-from indexing.store.rows import ChunkRow, chunk_from
+from indexing.store.rows import SYMBOL_COLUMNS, ChunkRow, SymbolRow, chunk_from, symbol_from
 from indexing.store.writes import FileWrite
 from indexing.store_choice import check_repo
 
@@ -429,6 +429,14 @@ class PgStore:
                             "WHERE c.repo = %s AND c.chunk_id = ANY(%s)",
                             (self.repo, list(chunk_ids))).fetchall()
         return {r[1]: chunk_from(r) for r in rows}
+
+    def all_symbols(self) -> list[SymbolRow]:
+        """Every definition of the repository, for the workspace-symbol matcher."""
+        rows = self.execute(
+            f"SELECT s.id, f.path, f.is_test, {SYMBOL_COLUMNS} FROM kebab.symbols s "
+            "JOIN kebab.files f ON f.id = s.file_id WHERE f.repo = %s ORDER BY f.path, s.ord",
+            (self.repo,)).fetchall()
+        return [SymbolRow(r[0], r[1], bool(r[2]), symbol_from(r[3:])) for r in rows]
 
     def stats(self) -> Stats:
         def count(table: str) -> int:

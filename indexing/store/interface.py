@@ -1,12 +1,12 @@
 """What a store must do to be indexed into and searched, so that the embedded SQLite index and a
-team index on PostgreSQL (`indexing.store_pg`) are two backends of one interface.
+team index on PostgreSQL (`indexing.postgres`) are two backends of one interface.
 
 Two halves, because their callers differ: the indexer writes through `IndexWriter` (a
-hash-diff plan, then batches of whole files), and lexical and exact-text search read through
-`SearchStore`. Neither names a table or an engine's syntax: queries arrive as
-`LexicalQuery`, rows leave as `ChunkRow`. What a backend cannot do it says in its
-`Capabilities`, so a request it cannot serve fails with a reason instead of quietly becoming
-another request.
+hash-diff plan, then batches of whole files); lexical and exact-text search, and the
+workspace-symbol matcher, read through `SearchStore`. Neither names a table or an engine's
+syntax: queries arrive as `LexicalQuery`, rows leave as `ChunkRow` and `SymbolRow`. What a
+backend cannot do it says in its `Capabilities`, so a request it cannot serve fails with a
+reason instead of quietly becoming another request.
 
 The SQLite `Store` has more than this (refs, the change log, the embedding cache, damage
 repair); those stay its own until a second backend needs them.
@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from indexing.filters import Filters
 from indexing.lexical_query import LexicalQuery
 from indexing.store.catalog import FileState, Stats
-from indexing.store.rows import ChunkRow
+from indexing.store.rows import ChunkRow, SymbolRow
 from indexing.store.writes import FileWrite
 
 
@@ -95,6 +95,8 @@ class SearchStore(Protocol):
     def with_texts(self, rows: Sequence[ChunkRow]) -> list[ChunkRow]: ...
 
     def chunks_by_ids(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRow]: ...
+
+    def all_symbols(self) -> list[SymbolRow]: ...
 
     def stats(self) -> Stats: ...
 

@@ -21,6 +21,7 @@ from indexing.settings import Settings
 from kebab_lsp.team import TeamWorkspace
 from kebab_lsp.workspace import Workspace
 from search.engine import Searcher
+from search.symbols import SymbolMatcher
 from search.types import SearchRequest, SearchResult
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -199,3 +200,14 @@ def test_each_write_batch_bumps_the_lexical_version(backend: Backend) -> None:
     assert summary.changed == 1 and backend.store.lexical_version() > version
     assert titles(backend.search("gizmos"))
     assert backend.store.stats().files == before.files
+
+
+def test_workspace_symbols_from_either_store(backend: Backend) -> None:
+    matcher = SymbolMatcher(backend.store.all_symbols())
+    assert len(matcher) == 14
+    found = matcher.match("gubi")
+    assert {m.row.symbol.name for m in found.items} == {
+        "getUserById", "GetUserByID", "get_user_by_id", "test_get_user_by_id"}
+    assert found.items[-1].row.path == "tests/test_store.py"  # test paths last
+    assert [m.row.symbol.qualified_name for m in matcher.match("UserStore").items][:1] == [
+        "UserStore"]

@@ -76,6 +76,10 @@ def test_a_role_reads_only_the_repositories_granted_to_it(
     stats = alice_two.stats()
     assert (stats.files, stats.symbols, stats.chunks, stats.langs) == (0, 0, 0, {})
     assert alice_two.lexical_version() == 0 and alice_two.file_states() == {}
+    assert alice_two.all_symbols() == []  # workspace/symbol's source
+    owner_two = PgStore.open(owner, "two")
+    assert [s.symbol.name for s in owner_two.all_symbols()] == ["get_user_by_id"]
+    owner_two.close()
     alice_two.close()
     # The database enforces it, whatever SQL the role sends.
     with psycopg.connect(alice) as conn:
