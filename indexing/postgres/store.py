@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import psycopg
 from psycopg import sql
@@ -82,13 +82,16 @@ class TeamStoreBusy(TeamStoreError):
 
 
 def safe_url(url: str) -> str:
-    """`url` without its password, for messages."""
+    """`url` without its password (in its user part or its query), for messages."""
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rsplit("@", 1)[1]
-    user = parts.username or ""
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    netloc = parts.netloc
+    if parts.password is not None:
+        netloc = f"{parts.username or ''}:***@{netloc.rsplit('@', 1)[1]}"
+    query = "&".join(f"{k}=***" if k == "password" else f"{k}={v}"
+                     for k, v in parse_qsl(parts.query, keep_blank_values=True))
+    # Not urlunsplit: it drops the empty host of a socket URL (`postgresql:///db?host=...`).
+    return (f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+            + (f"#{parts.fragment}" if parts.fragment else ""))
 
 
 def connect(url: str) -> psycopg.Connection[Any]:
@@ -194,7 +197,7 @@ class PgStore:
         except psycopg.errors.InsufficientPrivilege as exc:
             raise TeamStoreError(f"the team index at {safe_url(self.url)} refused this role: "
                                  f"{str(exc).strip()} (ask for `kebab grant`)") from exc
-        except psycopg.OperationalError as exc:
+        except psycopg.Error as exc:  # the connection dropped, a statement was cancelled, ...
             raise TeamStoreError(f"the team index at {safe_url(self.url)} failed: "
                                  f"{str(exc).strip()}") from exc
 

@@ -154,17 +154,6 @@ def test_what_a_team_index_cannot_do_fails_and_says_why(
     assert says in capsys.readouterr().err
 
 
-def test_store_and_repo_go_together(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit, match="--store postgresql"):
-        main(["search", "x", "--repo", "app"])
-    with pytest.raises(SystemExit, match="--repo NAME"):
-        main(["search", "x", "--store", "postgresql:///db"])
-    with pytest.raises(SystemExit, match="sqlite or a postgresql:// URL"):
-        main(["search", "x", "--store", "mysql://db", "--repo", "app"])
-    with pytest.raises(SystemExit, match="invalid repository name"):
-        main(["search", "x", "--store", "postgresql:///db", "--repo", "../etc"])
-
-
 def test_an_index_of_another_schema_version_is_refused(
         pg_cluster: PgCluster, pg_database: str, sample_repo: Path) -> None:
     url = pg_cluster.url(pg_database, OWNER)

@@ -1,0 +1,29 @@
+"""Choosing a store (`indexing.store_choice`) and naming one in messages: no server needed."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexing.postgres.store import safe_url
+from kebab_lsp.cli import main
+
+
+def test_store_and_repo_go_together() -> None:
+    with pytest.raises(SystemExit, match="--store postgresql"):
+        main(["search", "x", "--repo", "app"])
+    with pytest.raises(SystemExit, match="--repo NAME"):
+        main(["search", "x", "--store", "postgresql:///db"])
+    with pytest.raises(SystemExit, match="sqlite or a postgresql:// URL"):
+        main(["search", "x", "--store", "mysql://db", "--repo", "app"])
+    with pytest.raises(SystemExit, match="invalid repository name"):
+        main(["search", "x", "--store", "postgresql:///db", "--repo", "../etc"])
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("postgresql://ci:s3cret@db:5432/code", "postgresql://ci:***@db:5432/code"),
+    ("postgresql:///code?host=/run/pg&user=ci&password=s3cret",
+     "postgresql:///code?host=/run/pg&user=ci&password=***"),
+    ("postgresql://ci@db/code?sslmode=require", "postgresql://ci@db/code?sslmode=require"),
+])
+def test_messages_never_show_a_password(url: str, shown: str) -> None:
+    assert safe_url(url) == shown
