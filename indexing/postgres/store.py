@@ -250,6 +250,12 @@ class PgStore:
         finally:
             self.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
 
+    def analyze(self) -> None:
+        """Refresh the planner's statistics after a large write: with none, it reads a fresh
+        repository through the `repo` index and filters every chunk, not through the GIN
+        index (10 ms instead of 1 for a 4,000-chunk repository)."""
+        self.execute("ANALYZE kebab.files, kebab.symbols, kebab.chunks")
+
     # -- writes (IndexWriter) ----------------------------------------------------------------
 
     def reset(self) -> None:

@@ -12,6 +12,10 @@ from indexing.indexer import Indexer, IndexSummary, ProgressFn
 from indexing.postgres.store import PgStore
 from indexing.settings import Settings
 
+#: Files written in one run past which the planner's statistics are refreshed: autovacuum
+#: would, but only after the first searches ran with none.
+ANALYZE_AFTER_FILES = 100
+
 
 def index_repository(root: Path, url: str, repo: str, settings: Settings,
                      rebuild: bool = False, progress: ProgressFn | None = None
@@ -23,6 +27,9 @@ def index_repository(root: Path, url: str, repo: str, settings: Settings,
         with store.writer_lock():
             indexer = Indexer(root, store, DiscoveryOptions.from_settings(settings),
                               workers=settings.workers, languages=settings.languages)
-            return indexer.index(progress, rebuild=rebuild)
+            summary = indexer.index(progress, rebuild=rebuild)
+            if summary.new + summary.changed + summary.deleted > ANALYZE_AFTER_FILES:
+                store.analyze()
+            return summary
     finally:
         store.close()

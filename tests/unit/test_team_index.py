@@ -199,3 +199,24 @@ def test_an_explicit_vector_request_fails_in_the_engine_too(
         assert auto.hits and any("no vectors" in w for w in auto.meta.warnings)
     finally:
         team.close()
+
+
+def test_a_large_write_refreshes_the_planners_statistics(
+        pg_cluster: PgCluster, pg_database: str, sample_repo: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from indexing.postgres import team_index
+
+    url = pg_cluster.url(pg_database, OWNER)
+
+    def analyzed() -> bool:
+        with psycopg.connect(url) as conn:
+            row = conn.execute("SELECT last_analyze FROM pg_stat_user_tables "
+                               "WHERE schemaname = 'kebab' AND relname = 'chunks'").fetchone()
+            return row is not None and row[0] is not None
+
+    monkeypatch.setattr(team_index, "ANALYZE_AFTER_FILES", 6)
+    index_repository(sample_repo, url, "app", SETTINGS)  # 6 files: not past it
+    assert not analyzed()
+    monkeypatch.setattr(team_index, "ANALYZE_AFTER_FILES", 5)
+    index_repository(sample_repo, url, "app", SETTINGS, rebuild=True)
+    assert analyzed()
