@@ -81,11 +81,14 @@ class PgCluster:
     def admin(self, database: str = "postgres") -> psycopg.Connection[Any]:
         return psycopg.connect(self.url(database), autocommit=True)
 
-    def new_database(self) -> str:
-        """A fresh database owned by `OWNER`, with pg_trgm (as a DBA would set one up)."""
+    def new_database(self, icu_locale: str | None = None) -> str:
+        """A fresh database owned by `OWNER`, with pg_trgm (as a DBA would set one up);
+        ordered by an ICU locale's collation when one is named, else by code point."""
         name = f"kebab_test_{next(self._names)}"
+        collation = (f" TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '{icu_locale}'"
+                     if icu_locale else "")
         with self.admin() as conn:
-            conn.execute(f'CREATE DATABASE {name} OWNER "{OWNER}"')
+            conn.execute(f'CREATE DATABASE {name} OWNER "{OWNER}"{collation}')
         with self.admin(name) as conn:
             conn.execute("CREATE EXTENSION pg_trgm")
         return name

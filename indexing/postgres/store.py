@@ -12,6 +12,8 @@ Why the shape:
   truth, as on SQLite. The raw rank returned is `-ts_rank`, lower is better, as bm25 is.
 - Exact text: the trigram index proposes files, `LIKE` confirms the substring, and each
   file's text is checked again here, so recall is grep's.
+- Every order is by code point (`COLLATE "C"`), as SQLite's and Python's are, whatever the
+  database's collation: ties break the same way on both backends.
 - One connection per store, used by one thread at a time (the CLI's); a server reading a
   team index would want a pool.
 """
@@ -389,7 +391,8 @@ class PgStore:
             f"SELECT {CHUNK_COLUMNS_NO_TEXT}, {rank} AS r {CHUNK_FROM} "
             "CROSS JOIN (SELECT %s::tsquery AS q) q "
             f"WHERE c.repo = %s AND c.tsv @@ q.q AND NOT (c.id = ANY(%s)){where} "
-            "ORDER BY r DESC, f.path, c.start_line, c.chunk_id LIMIT %s",
+            "ORDER BY r DESC, f.path COLLATE \"C\", c.start_line, c.chunk_id COLLATE \"C\" "
+            "LIMIT %s",
             (tsq, self.repo, excluded, *args, limit)).fetchall()
         return [chunk_from(r, rank=-float(r[-1])) for r in rows]
 
@@ -413,7 +416,7 @@ class PgStore:
         where, args = _filter_sql(replace(filters, kinds=()))
         rows = self.execute(
             "SELECT f.path, f.lang, f.text FROM kebab.files f "
-            f"WHERE f.repo = %s AND f.text LIKE %s{where} ORDER BY f.path",
+            f"WHERE f.repo = %s AND f.text LIKE %s{where} ORDER BY f.path COLLATE \"C\"",
             (self.repo, _like(_text(needle)), *args)).fetchall()
         return [(r[0], r[1], r[2]) for r in rows if needle in r[2]]
 
@@ -421,7 +424,7 @@ class PgStore:
         rows = self.execute(
             f"SELECT {CHUNK_COLUMNS_NO_TEXT} {CHUNK_FROM} WHERE f.repo = %s AND f.path = %s "
             "AND c.start_line <= %s AND c.end_line >= %s "
-            "ORDER BY c.end_line - c.start_line, c.start_line, c.chunk_id",
+            "ORDER BY c.end_line - c.start_line, c.start_line, c.chunk_id COLLATE \"C\"",
             (self.repo, path, line, line)).fetchall()
         return [chunk_from(r) for r in rows]
 
@@ -443,7 +446,8 @@ class PgStore:
         """Every definition of the repository, for the workspace-symbol matcher."""
         rows = self.execute(
             f"SELECT s.id, f.path, f.is_test, {SYMBOL_COLUMNS} FROM kebab.symbols s "
-            "JOIN kebab.files f ON f.id = s.file_id WHERE f.repo = %s ORDER BY f.path, s.ord",
+            "JOIN kebab.files f ON f.id = s.file_id WHERE f.repo = %s "
+            "ORDER BY f.path COLLATE \"C\", s.ord",
             (self.repo,)).fetchall()
         return [SymbolRow(r[0], r[1], bool(r[2]), symbol_from(r[3:])) for r in rows]
 
@@ -455,7 +459,8 @@ class PgStore:
         repo = self.execute("SELECT lexical_version, last_update FROM kebab.repos WHERE repo = %s",
                             (self.repo,)).fetchone()
         langs = dict(self.execute("SELECT lang, count(*) FROM kebab.files WHERE repo = %s "
-                                  "GROUP BY lang ORDER BY lang", (self.repo,)).fetchall())
+                                  "GROUP BY lang ORDER BY lang COLLATE \"C\"",
+                                  (self.repo,)).fetchall())
         return Stats(files=count("files"), symbols=count("symbols"), chunks=count("chunks"),
                      schema_version=PG_SCHEMA_VERSION,
                      lexical_version=int(repo[0]) if repo else 0,

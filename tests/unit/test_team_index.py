@@ -220,3 +220,31 @@ def test_a_large_write_refreshes_the_planners_statistics(
     monkeypatch.setattr(team_index, "ANALYZE_AFTER_FILES", 5)
     index_repository(sample_repo, url, "app", SETTINGS, rebuild=True)
     assert analyzed()
+
+
+def test_ties_break_by_code_point_whatever_the_databases_collation(
+        pg_cluster: PgCluster, tmp_path: Path) -> None:
+    from kebab_lsp.workspace import Workspace
+
+    root = tmp_path / "tree"
+    root.mkdir()
+    for name in ("a.py", "B.py", "_c.py", "é.py"):
+        (root / name).write_text("token = 'needle'\n")
+    url = pg_cluster.url(pg_cluster.new_database(icu_locale="en-US"), OWNER)
+    with psycopg.connect(url) as conn:  # the collation that would sort a.py before B.py
+        assert [r[0] for r in conn.execute(
+            "SELECT p FROM unnest(ARRAY['a.py', 'B.py']) p ORDER BY p")] == ["a.py", "B.py"]
+    index_repository(root, url, "app", SETTINGS)
+    local = Workspace(root, Settings(index_dir=str(tmp_path / "cache"), workers=1,
+                                     embed=False))
+    local.indexer.index()
+    team = TeamWorkspace(url, "app", SETTINGS, root)
+    try:
+        for query in ('"needle"', "needle", "token"):
+            req = SearchRequest(query, mode="lexical")
+            expected = [h.path for h in local.searcher.search(req).hits]
+            assert expected == ["B.py", "_c.py", "a.py", "é.py"]
+            assert [h.path for h in team.searcher.search(req).hits] == expected
+    finally:
+        team.close()
+        local.close()
