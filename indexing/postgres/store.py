@@ -55,6 +55,9 @@ RANK_WEIGHTS = "{0.05, 0.2, 0.4, 1.0}"
 #: mentions a word once does not outrank a short one about it.
 RANK_NORMALIZATION = 1
 
+#: The first key of kebab's advisory locks, so they never meet another application's: the
+#: schema's creation takes (space, 0), a repository's writer (space, hash of its name).
+_LOCK_SPACE = 0x6B6562
 #: Python's named groups (pathspec's) are plain groups to PostgreSQL's regex engine.
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 
@@ -164,7 +167,7 @@ class PgStore:
                                        ).fetchone() == (None,):
                 with conn.transaction():
                     # Two first indexers at once: one creates, the other finds it made.
-                    conn.execute("SELECT pg_advisory_xact_lock(hashtext('kebab:schema'))")
+                    conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_LOCK_SPACE,))
                     if conn.execute("SELECT to_regclass('kebab.schema_version')"
                                     ).fetchone() == (None,):
                         conn.execute(DDL)
@@ -242,15 +245,15 @@ class PgStore:
     def writer_lock(self) -> Iterator[None]:
         """Held while a `kebab index` writes this repository: a second one refuses rather
         than interleaving its batches (another repository is not held up)."""
-        key = f"kebab:index:{self.repo}"
-        got = self.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()
+        key = (_LOCK_SPACE, self.repo)
+        got = self.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", key).fetchone()
         if not got or not got[0]:
             raise TeamStoreBusy(f"another `kebab index` is writing repository {self.repo!r} "
                                 f"at {safe_url(self.url)}; try again when it is done")
         try:
             yield
         finally:
-            self.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+            self.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", key)
 
     def analyze(self) -> None:
         """Refresh the planner's statistics after a large write: with none, it reads a fresh
