@@ -334,7 +334,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         from indexing.postgres.store import PgStore, safe_url
 
         store = PgStore.open(team.url, team.repo)
-        where = {"store": safe_url(team.url), "repo": team.repo}
+        where = {"store": safe_url(team.url), "repo": team.repo, "backend": "postgresql",
+                 "bm25_extension": store.bm25_extension()}
     else:
         from kebab_lsp.workspace import Workspace
 

@@ -35,7 +35,7 @@ from psycopg.pq import TransactionStatus
 
 from indexing.filters import Filters
 from indexing.lexical_query import LexicalQuery
-from indexing.postgres import lexemes
+from indexing.postgres import lexemes, ranking
 from indexing.postgres.schema import DDL, PG_SCHEMA_VERSION, policies
 from indexing.records import Extraction, Symbol, chunk_id_for, text_hash
 from indexing.store.catalog import FileState, Stats
@@ -44,16 +44,6 @@ from indexing.store.interface import Capabilities
 from indexing.store.rows import SYMBOL_COLUMNS, ChunkRow, SymbolRow, chunk_from, symbol_from
 from indexing.store.writes import FileWrite
 from indexing.store_choice import check_repo
-
-POSTGRESQL = Capabilities(backend="postgresql", score_kind="ts_rank_normalized",
-                          raw_syntax=None, refs=False, vectors=False)
-
-#: ts_rank's weights for D, C, B, A (unused, body, path and container, names): names weigh
-#: most, as on SQLite (whose bm25 weights are 10, 4, 2, 1 for names, parts, path, body).
-RANK_WEIGHTS = "{0.05, 0.2, 0.4, 1.0}"
-#: ts_rank's normalization: divide by 1 + log(words in the chunk), so a long chunk that
-#: mentions a word once does not outrank a short one about it.
-RANK_NORMALIZATION = 1
 
 #: The first key of kebab's advisory locks, so they never meet another application's: the
 #: schema's creation takes (space, 0), a repository's writer (space, hash of its name).
@@ -135,7 +125,7 @@ class PgStore:
     """One repository of a team index: `open` it with `create=True` to write (the schema is
     made on first use), without to read."""
 
-    capabilities: Capabilities = POSTGRESQL
+    capabilities: Capabilities = ranking.CAPABILITIES
     damage: str | None = None  # the database keeps its own integrity: nothing to repair here
 
     def __init__(self, conn: psycopg.Connection[Any], url: str, repo: str) -> None:
@@ -389,7 +379,7 @@ class PgStore:
             return []
         where, args = _filter_sql(filters)
         excluded = sorted(set(exclude))
-        rank = f"ts_rank('{RANK_WEIGHTS}', c.tsv, q.q, {RANK_NORMALIZATION})"
+        rank = ranking.rank_sql("c.tsv", "q.q")
         rows = self.execute(
             f"SELECT {CHUNK_COLUMNS_NO_TEXT}, {rank} AS r {CHUNK_FROM} "
             "CROSS JOIN (SELECT %s::tsquery AS q) q "
@@ -453,6 +443,10 @@ class PgStore:
             "ORDER BY f.path COLLATE \"C\", s.ord",
             (self.repo,)).fetchall()
         return [SymbolRow(r[0], r[1], bool(r[2]), symbol_from(r[3:])) for r in rows]
+
+    def bm25_extension(self) -> str | None:
+        """A BM25 extension the database offers; reported, not used (`ranking`)."""
+        return ranking.bm25_extension(self.execute)
 
     def stats(self) -> Stats:
         def count(table: str) -> int:

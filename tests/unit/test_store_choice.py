@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from indexing.postgres.store import safe_url
@@ -27,3 +29,12 @@ def test_store_and_repo_go_together() -> None:
 ])
 def test_messages_never_show_a_password(url: str, shown: str) -> None:
     assert safe_url(url) == shown
+
+
+def test_an_unreachable_team_index_is_one_line_not_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"postgresql:///code?host={tmp_path}&user=ci&password=s3cret"
+    assert main(["search", "x", "--store", url, "--repo", "app"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("kebab: cannot connect to the team index at ")
+    assert "s3cret" not in err and "Traceback" not in err

@@ -132,7 +132,9 @@ def test_kebab_commands_on_a_team_index(pg_cluster: PgCluster, pg_database: str,
     assert [h["path"] for h in json.loads(capsys.readouterr().out)["hits"]] == [
         "src/users/store.py"]
     assert main(["status", "--store", alice, "--repo", "acme/app", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["files"] == 6
+    status = json.loads(capsys.readouterr().out)
+    assert status["files"] == 6 and status["backend"] == "postgresql"
+    assert status["bm25_extension"] is None  # none is installable here: ts_rank ranks
 
 
 @pytest.mark.parametrize(("args", "says"), [
