@@ -250,3 +250,24 @@ def test_ties_break_by_code_point_whatever_the_databases_collation(
     finally:
         team.close()
         local.close()
+
+
+def test_a_search_reads_one_state_whatever_commits_meanwhile(
+        pg_cluster: PgCluster, pg_database: str, sample_repo: Path) -> None:
+    url = pg_cluster.url(pg_database, OWNER)
+    index_repository(sample_repo, url, "app", SETTINGS)
+    reader = PgStore.open(url, "app")
+    writer = PgStore.open(url, "app", create=True)
+    try:
+        with reader.reading():
+            before = reader.stats()
+            with writer.batch():
+                writer.delete_file("src/users/store.py")
+            assert reader.stats() == before  # the batch committed, but not for this read
+            assert reader.file_state("src/users/store.py") is not None
+        after = reader.stats()
+        assert after.files == before.files - 1
+        assert after.lexical_version == before.lexical_version + 1
+    finally:
+        reader.close()
+        writer.close()
