@@ -2,7 +2,7 @@
 --store URL --repo NAME`), as `workspace.py` wires a folder's local index.
 
 The searcher is the one every index answers through, so query syntax, filters, snippets,
-highlights and recall meta are the same; what the PostgreSQL store cannot do (vectors, refs,
+highlights, usages and recall meta are the same; what the PostgreSQL store cannot do (vectors,
 raw FTS5) fails with a reason when asked for explicitly.
 """
 

@@ -18,9 +18,9 @@ from indexing.schema import SCHEMA_VERSION
 from indexing.settings import Settings
 from indexing.store import (
     SQLITE,
+    RefStore,
     SearchStore,
     Stats,
-    Store,
     StoreClosed,
     StoreCorrupt,
     StoreUnwritable,
@@ -274,14 +274,15 @@ class Searcher:
         meta.timing = {"total_ms": _ms(started)}
         return SearchResult(hits=hits, meta=meta)
 
-    def _refs(self) -> Store:
-        """The store that holds uses of names: only the SQLite store does so far."""
-        if not isinstance(self.store, Store):
+    def _refs(self) -> RefStore:
+        """The store, when it holds uses of names."""
+        store = self.store
+        if not store.capabilities.refs or not isinstance(store, RefStore):
             raise SearchUnavailable(
                 f"usages (who calls, where is X used) need the refs of names, which the "
-                f"{self.store.capabilities.backend} store does not hold yet; ask for the name "
-                "with mode 'lexical'")
-        return self.store
+                f"{store.capabilities.backend} store does not hold; ask for the name with "
+                "mode 'lexical'")
+        return store
 
     @staticmethod
     def _degrade(req: SearchRequest, meta: Meta, reason: str) -> None:

@@ -3,7 +3,7 @@
 Today: native full-text search, `ts_rank` over a weighted tsvector, computed for every match
 the role may see, so the ranking is over all matches and the count is exact. Its scores are
 not bm25's and do not compare with SQLite's: the capabilities name the kind
-(`ts_rank_normalized`), and search reports it with the backend in `meta.score`.
+(`SCORE_KIND`), and search reports it with the backend in `meta.score`.
 
 A BM25 extension (ParadeDB's `pg_search`, VectorChord's `vchord_bm25`) would rank better and
 report another score kind, and may rank over a bounded candidate window (then search must
@@ -16,10 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from indexing.store.interface import Capabilities
-
-CAPABILITIES = Capabilities(backend="postgresql", score_kind="ts_rank_normalized",
-                            raw_syntax=None, refs=False, vectors=False)
+#: What `meta.score.kind` says of a lexical answer's scores.
+SCORE_KIND = "ts_rank_normalized"
 
 #: ts_rank's weights for D, C, B, A (unused, body, path and container, names): names weigh
 #: most, as on SQLite (whose bm25 weights are 10, 4, 2, 1 for names, parts, path, body).

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 #: Bump when a table, column, index or the meaning of a stored value changes.
 # 1: files (with their text, trigram-indexed), symbols, chunks (with a weighted tsvector),
-#    meta and repos per repository; grants and row-level security by repository.
+#    refs, meta and repos per repository; grants and row-level security by repository.
 PG_SCHEMA_VERSION = 1
 
 SCHEMA = "kebab"
@@ -29,7 +29,7 @@ VISIBLE_REPOS = (
 )
 
 #: Tables a granted role reads, each filtered by `VISIBLE_REPOS`.
-REPO_TABLES = ("repos", "meta", "files", "symbols", "chunks")
+REPO_TABLES = ("repos", "meta", "files", "symbols", "chunks", "refs")
 
 DDL = """
 CREATE SCHEMA IF NOT EXISTS kebab;
@@ -107,6 +107,24 @@ CREATE TABLE kebab.chunks(
 CREATE INDEX chunks_file ON kebab.chunks(file_id);
 CREATE INDEX chunks_symbol ON kebab.chunks(symbol_id);
 CREATE INDEX chunks_tsv ON kebab.chunks USING gin (tsv);
+-- Uses of names (`indexing.records.Ref`), a row each: a server can afford what the embedded
+-- index packs (store/refs.py). A hash index, as names include whole string literals, longer
+-- than a B-tree entry may be.
+CREATE TABLE kebab.refs(
+    id bigserial PRIMARY KEY,
+    repo text NOT NULL,
+    file_id bigint NOT NULL REFERENCES kebab.files(id) ON DELETE CASCADE,
+    name text NOT NULL,
+    kind text NOT NULL,
+    receiver text,
+    start_line integer NOT NULL,
+    start_col integer NOT NULL,
+    end_line integer NOT NULL,
+    end_col integer NOT NULL,
+    symbol_ord integer
+);
+CREATE INDEX refs_name ON kebab.refs USING hash (name);
+CREATE INDEX refs_file ON kebab.refs(file_id);
 -- Who may read which repository (`kebab grant`): a role, or any member of it.
 CREATE TABLE kebab.grants(
     repo text NOT NULL,

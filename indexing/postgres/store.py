@@ -37,14 +37,18 @@ from indexing.filters import Filters
 from indexing.lexical_query import LexicalQuery
 from indexing.postgres import lexemes, ranking
 from indexing.postgres.schema import DDL, PG_SCHEMA_VERSION, policies
-from indexing.records import Extraction, Symbol, chunk_id_for, text_hash
+from indexing.records import Extraction, Ref, Span, Symbol, chunk_id_for, text_hash
 from indexing.store.catalog import FileState, Stats
 from indexing.store.connection import StoreError
 from indexing.store.interface import Capabilities
+from indexing.store.refs import RefKey, RefRow
 from indexing.store.rows import SYMBOL_COLUMNS, ChunkRow, SymbolRow, chunk_from, symbol_from
 from indexing.store.writes import FileWrite
 from indexing.store_choice import check_repo
 
+#: What a team index answers: lexical and exact text, usages; no raw FTS5, no vectors yet.
+POSTGRESQL = Capabilities(backend="postgresql", score_kind=ranking.SCORE_KIND, raw_syntax=None,
+                          refs=True, vectors=False)
 #: The first key of kebab's advisory locks, so they never meet another application's: the
 #: schema's creation takes (space, 0), a repository's writer (space, hash of its name).
 _LOCK_SPACE = 0x6B6562
@@ -125,7 +129,7 @@ class PgStore:
     """One repository of a team index: `open` it with `create=True` to write (the schema is
     made on first use), without to read."""
 
-    capabilities: Capabilities = ranking.CAPABILITIES
+    capabilities: Capabilities = POSTGRESQL
     damage: str | None = None  # the database keeps its own integrity: nothing to repair here
 
     def __init__(self, conn: psycopg.Connection[Any], url: str, repo: str) -> None:
@@ -289,6 +293,7 @@ class PgStore:
              write.is_test, write.is_generated, _text(write.text)))
         symbol_ids = self._insert_symbols(file_id, write.extraction.symbols)
         self._insert_chunks(file_id, write.path, write.extraction, symbol_ids)
+        self._insert_refs(file_id, write.extraction.refs)
         return old
 
     def _insert_symbols(self, file_id: int, symbols: Sequence[Symbol]) -> list[int]:
@@ -331,6 +336,18 @@ class PgStore:
                     "INSERT INTO kebab.chunks(repo, chunk_id, file_id, symbol_id, kind, "
                     "start_line, end_line, start_col, context, text, text_hash, tsv) "
                     "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::tsvector)", rows)
+
+    def _insert_refs(self, file_id: int, refs: Sequence[Ref]) -> None:
+        """COPY, not INSERT: a file has thousands of refs."""
+        if not refs:
+            return
+        with self._conn.cursor() as cur, cur.copy(
+                "COPY kebab.refs(repo, file_id, name, kind, receiver, start_line, start_col, "
+                "end_line, end_col, symbol_ord) FROM STDIN") as copy:
+            for r in refs:
+                copy.write_row((self.repo, file_id, _text(r.name), str(r.kind),
+                                _text(r.receiver) if r.receiver is not None else None,
+                                r.start_line, r.start_col, r.end_line, r.end_col, r.symbol))
 
     def _delete_rows(self, path: str) -> list[str]:
         ids = [r[0] for r in self.execute(
@@ -434,6 +451,47 @@ class PgStore:
                             "WHERE c.repo = %s AND c.chunk_id = ANY(%s)",
                             (self.repo, list(chunk_ids))).fetchall()
         return {r[1]: chunk_from(r) for r in rows}
+
+    def ref_keys(self, name: str, filters: Filters, kinds: Sequence[str] = ()
+                 ) -> list[RefKey]:
+        """Every ref of `name` (exact, case-sensitive) of the `kinds` asked (all when none),
+        in files the filters allow and, with a kind filter, inside definitions of those
+        kinds; in no particular order (`search.usage` orders them)."""
+        where, args = _filter_sql(filters)
+        if kinds:
+            where += " AND r.kind = ANY(%s)"
+            args.append(list(kinds))
+        rows = self.execute(
+            "SELECT r.id, f.path, r.kind, r.start_line, r.start_col FROM kebab.refs r "
+            "JOIN kebab.files f ON f.id = r.file_id LEFT JOIN kebab.symbols s "
+            "ON s.file_id = r.file_id AND s.ord = r.symbol_ord "
+            f"WHERE r.repo = %s AND r.name = %s{where}", (self.repo, name, *args)).fetchall()
+        return [RefKey(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    def refs_by_rowid(self, rowids: Sequence[int]) -> dict[int, RefRow]:
+        """Refs by id, each with its file, enclosing definition and the smallest chunk
+        around its line."""
+        if not rowids:
+            return {}
+        rows = self.execute(
+            "SELECT r.id, f.path, f.lang, r.name, r.kind, r.receiver, r.start_line, "
+            "r.start_col, r.end_line, r.end_col, f.id, f.hash, "
+            "(SELECT c.chunk_id FROM kebab.chunks c WHERE c.file_id = r.file_id "
+            "AND c.start_line <= r.start_line AND c.end_line >= r.start_line "
+            "ORDER BY c.end_line - c.start_line, c.start_line, c.chunk_id COLLATE \"C\" "
+            f"LIMIT 1), s.ord, {SYMBOL_COLUMNS} FROM kebab.refs r "
+            "JOIN kebab.files f ON f.id = r.file_id LEFT JOIN kebab.symbols s "
+            "ON s.file_id = r.file_id AND s.ord = r.symbol_ord "
+            "WHERE r.repo = %s AND r.id = ANY(%s)", (self.repo, list(rowids))).fetchall()
+        out: dict[int, RefRow] = {}
+        for r in rows:
+            symbol = symbol_from(r[14:]) if r[14] is not None else None
+            out[r[0]] = RefRow(
+                rowid=r[0], path=r[1], lang=r[2], name=r[3], kind=r[4], receiver=r[5],
+                span=Span(r[6], r[7], r[8], r[9]), file_rowid=r[10], file_hash=r[11],
+                symbol=symbol, symbol_ord=r[13] if symbol is not None else None,
+                chunk_id=r[12])
+        return out
 
     def all_symbols(self) -> list[SymbolRow]:
         """Every definition of the repository, for the workspace-symbol matcher."""

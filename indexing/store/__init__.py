@@ -31,7 +31,14 @@ from indexing.store.connection import (
     StoreWatcher,
 )
 from indexing.store.embed_cache import EmbeddingCache, EmbeddingSource, FileHead
-from indexing.store.interface import SQLITE, Capabilities, IndexStore, IndexWriter, SearchStore
+from indexing.store.interface import (
+    SQLITE,
+    Capabilities,
+    IndexStore,
+    IndexWriter,
+    RefStore,
+    SearchStore,
+)
 from indexing.store.refs import FileRow, RefKey, RefRow, Refs
 from indexing.store.retrieval import QuerySyntaxError, Retrieval
 from indexing.store.rows import ChunkRow, SymbolRow
@@ -54,6 +61,7 @@ __all__ = [
     "QuerySyntaxError",
     "RefKey",
     "RefRow",
+    "RefStore",
     "SQLITE",
     "SearchStore",
     "Stats",

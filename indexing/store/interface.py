@@ -2,14 +2,14 @@
 team index on PostgreSQL (`indexing.postgres`) are two backends of one interface.
 
 Two halves, because their callers differ: the indexer writes through `IndexWriter` (a
-hash-diff plan, then batches of whole files); lexical and exact-text search, and the
-workspace-symbol matcher, read through `SearchStore`. Neither names a table or an engine's
-syntax: queries arrive as `LexicalQuery`, rows leave as `ChunkRow` and `SymbolRow`. What a
-backend cannot do it says in its `Capabilities`, so a request it cannot serve fails with a
-reason instead of quietly becoming another request.
+hash-diff plan, then batches of whole files); lexical and exact-text search and the
+workspace-symbol matcher read through `SearchStore`, usage answers through `RefStore`.
+Neither names a table or an engine's syntax: queries arrive as `LexicalQuery`, rows leave as
+`ChunkRow`, `SymbolRow` and `RefRow`. What a backend cannot do it says in its `Capabilities`,
+so a request it cannot serve fails with a reason instead of quietly becoming another request.
 
-The SQLite `Store` has more than this (refs, the change log, the embedding cache, damage
-repair); those stay its own until a second backend needs them.
+The SQLite `Store` has more than this (the lookups by handle, the change log, the embedding
+cache, damage repair); those stay its own until a second backend needs them.
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from indexing.filters import Filters
 from indexing.lexical_query import LexicalQuery
 from indexing.store.catalog import FileState, Stats
+from indexing.store.refs import RefKey, RefRow
 from indexing.store.rows import ChunkRow, SymbolRow
 from indexing.store.writes import FileWrite
 
@@ -105,6 +106,17 @@ class SearchStore(Protocol):
     def meta_value(self, key: str) -> str | None: ...
 
     def problems(self) -> list[str]: ...
+
+
+@runtime_checkable
+class RefStore(SearchStore, Protocol):
+    """A store that also holds uses of names: what usage answers (`who calls X`,
+    `kebab/references`) read. Every ref of a name is listed, so their count is exact."""
+
+    def ref_keys(self, name: str, filters: Filters, kinds: Sequence[str] = ()
+                 ) -> list[RefKey]: ...
+
+    def refs_by_rowid(self, rowids: Sequence[int]) -> dict[int, RefRow]: ...
 
 
 class IndexStore(IndexWriter, SearchStore, Protocol):

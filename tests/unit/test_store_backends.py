@@ -211,3 +211,31 @@ def test_workspace_symbols_from_either_store(backend: Backend) -> None:
     assert found.items[-1].row.path == "tests/test_store.py"  # test paths last
     assert [m.row.symbol.qualified_name for m in matcher.match("UserStore").items][:1] == [
         "UserStore"]
+
+
+def _usages(result: SearchResult) -> list[tuple[str, int, int, str, str]]:
+    return [(h.path, h.span.start_line, h.span.start_col, (h.ref or {})["kind"], h.title)
+            for h in result.hits]
+
+
+def test_usages_are_every_ref_of_the_name_calls_first(backend: Backend) -> None:
+    calls = backend.search("who calls get_user_by_id", mode="auto")
+    assert calls.meta.intent == {"name": "usage", "rule": "who calls X"}
+    assert _usages(calls) == [("tests/test_store.py", 6, 17, "call", "test_get_user_by_id")]
+    used = backend.search("where is UserStore used", mode="auto")
+    assert _usages(used) == [("tests/test_store.py", 4, 12, "call", "test_get_user_by_id"),
+                             ("tests/test_store.py", 0, 24, "import", "tests/test_store.py:1")]
+    refs = backend.search("references to user_id", mode="auto", k=3)
+    assert refs.meta.total_matches == 4 and refs.meta.count_accuracy == "exact"
+    assert refs.meta.recall == {"complete": True, "ranking_scope": "all_matches",
+                                "truncated": True}
+    assert [u[:4] for u in _usages(refs)] == [("src/users/store.py", 11, 29, "identifier"),
+                                              ("src/users/store.py", 13, 31, "identifier"),
+                                              ("src/users/store.py", 15, 23, "identifier")]
+    inside = backend.search("references to user_id", mode="auto",
+                            filters=Filters(kinds=("method",)))
+    assert inside.meta.total_matches == 4
+    assert backend.search("references to user_id", mode="auto",  # innermost: the methods
+                          filters=Filters(kinds=("class",))).meta.total_matches == 0
+    assert backend.search("references to user_id", mode="auto",
+                          filters=Filters(langs=("go",))).meta.total_matches == 0
