@@ -73,6 +73,8 @@ def test_a_role_reads_only_the_repositories_granted_to_it(
     assert _search(owner, "two", "launch codes") == (["secret_plans.py"], 1)
     assert _search(alice, "two", "launch codes") == ([], 0)
     assert _search(alice, "two", '"launch_codes"') == ([], 0)
+    assert _search(owner, "two", "launch_codes", intent="usage") == (["secret_plans.py"], 1)
+    assert _search(alice, "two", "launch_codes", intent="usage") == ([], 0)
     alice_two = PgStore.open(alice, "two")
     stats = alice_two.stats()
     assert (stats.files, stats.symbols, stats.chunks, stats.langs) == (0, 0, 0, {})
@@ -84,7 +86,7 @@ def test_a_role_reads_only_the_repositories_granted_to_it(
     alice_two.close()
     # The database enforces it, whatever SQL the role sends.
     with psycopg.connect(alice) as conn:
-        for table in ("files", "chunks", "symbols", "meta", "repos", "grants"):
+        for table in ("files", "chunks", "symbols", "refs", "meta", "repos", "grants"):
             repos = {r[0] for r in conn.execute(f"SELECT DISTINCT repo FROM kebab.{table}")}
             assert repos <= {"one"}, table
         assert conn.execute("SELECT count(*) FROM kebab.files WHERE text LIKE '%launch%'"
