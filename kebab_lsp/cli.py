@@ -246,15 +246,17 @@ def cmd_search(args: argparse.Namespace) -> int:
     if req.group:
         from search.grouping import group
 
-        grouped = group(result.hits, lambda root: ws.store, result.files)
-        wire = grouped_wire(grouped, result.meta, explain=args.explain or args.json)
-        wire["hits"] = wire["definitions"] + wire["blocks"]  # the text listing below
-        if args.json:
-            print(json.dumps({k: v for k, v in wire.items() if k != "hits"},
-                             ensure_ascii=False, sort_keys=True))
-            return 0
-    else:
-        wire = result_wire(result, explain=args.explain or args.json)
+        return _print_grouped(args, grouped_wire(
+            group(result.hits, lambda root: ws.store, result.files), result.meta,
+            explain=args.explain or args.json))
+    return _print_result(args, result_wire(result, explain=args.explain or args.json))
+
+
+def _print_grouped(args: argparse.Namespace, wire: dict[str, Any]) -> int:
+    if args.json:
+        print(json.dumps(wire, ensure_ascii=False, sort_keys=True))
+        return 0
+    wire["hits"] = wire["definitions"] + wire["blocks"]  # the text listing
     return _print_result(args, wire)
 
 
@@ -262,22 +264,24 @@ def _search_team(args: argparse.Namespace, team: TeamStore, root: Path,
                  settings: Settings) -> int:
     """A search of a team index's repository; paths are cited under `root` (the checkout,
     when the command runs in one)."""
-    from kebab_lsp.convert import result_wire
+    from kebab_lsp.convert import grouped_wire, result_wire
     from kebab_lsp.team import TeamWorkspace
+    from search.grouping import group
     from search.request import from_arguments as request_from_flags
     from search.types import InvalidQuery, SearchUnavailable
 
     ws = TeamWorkspace(team.url, team.repo, settings, root)
     try:
         req = request_from_flags(args, settings)
-        if req.group:
-            raise InvalidQuery("--group needs file facts (imports, top docs) that a team "
-                               "index does not hold yet")
         if ws.store.stats().files == 0:
             print(f"kebab: repository {team.repo!r} has no indexed files, or this role is not "
                   "granted it (kebab grant)", file=sys.stderr)
             return 1
         result = ws.searcher.search(req)
+        if req.group:
+            return _print_grouped(args, grouped_wire(
+                group(result.hits, lambda root: ws.store, result.files), result.meta,
+                explain=args.explain or args.json))
     except (InvalidQuery, SearchUnavailable) as exc:
         print(f"kebab: {exc}", file=sys.stderr)
         return 2

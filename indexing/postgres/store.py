@@ -41,7 +41,7 @@ from indexing.records import Extraction, Ref, Span, Symbol, chunk_id_for, text_h
 from indexing.store.catalog import FileState, Stats
 from indexing.store.connection import StoreError
 from indexing.store.interface import Capabilities
-from indexing.store.refs import RefKey, RefRow
+from indexing.store.refs import FileRow, RefKey, RefRow
 from indexing.store.rows import SYMBOL_COLUMNS, ChunkRow, SymbolRow, chunk_from, symbol_from
 from indexing.store.writes import FileWrite
 from indexing.store_choice import check_repo
@@ -492,6 +492,29 @@ class PgStore:
                 symbol=symbol, symbol_ord=r[13] if symbol is not None else None,
                 chunk_id=r[12])
         return out
+
+    def file_by_path(self, path: str) -> FileRow | None:
+        r = self.execute("SELECT id, path, hash, lang FROM kebab.files "
+                         "WHERE repo = %s AND path = %s", (self.repo, path)).fetchone()
+        return FileRow(r[0], r[1], r[2], r[3]) if r else None
+
+    def file_text_of(self, file_rowid: int) -> str | None:
+        r = self.execute("SELECT text FROM kebab.files WHERE repo = %s AND id = %s",
+                         (self.repo, file_rowid)).fetchone()
+        return str(r[0]) if r else None
+
+    def symbols_of_file(self, file_rowid: int) -> list[tuple[int, Symbol]]:
+        return [(r[0], symbol_from(r[1:])) for r in self.execute(
+            f"SELECT s.ord, {SYMBOL_COLUMNS} FROM kebab.symbols s "
+            "WHERE s.repo = %s AND s.file_id = %s ORDER BY s.ord",
+            (self.repo, file_rowid)).fetchall()]
+
+    def imports_of(self, file_rowid: int, limit: int = 100) -> list[str]:
+        """The names a file imports, first occurrence first."""
+        rows = self.execute("SELECT name FROM kebab.refs WHERE repo = %s AND file_id = %s "
+                            "AND kind = 'import' ORDER BY start_line, start_col",
+                            (self.repo, file_rowid)).fetchall()
+        return list(dict.fromkeys(r[0] for r in rows))[:limit]
 
     def all_symbols(self) -> list[SymbolRow]:
         """Every definition of the repository, for the workspace-symbol matcher."""

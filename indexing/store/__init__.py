@@ -34,6 +34,7 @@ from indexing.store.embed_cache import EmbeddingCache, EmbeddingSource, FileHead
 from indexing.store.interface import (
     SQLITE,
     Capabilities,
+    FileFacts,
     IndexStore,
     IndexWriter,
     RefStore,
@@ -50,6 +51,7 @@ __all__ = [
     "DB_NAME",
     "ChunkRow",
     "EmbeddingSource",
+    "FileFacts",
     "FileHead",
     "FileState",
     "FileText",

@@ -3,7 +3,8 @@ team index on PostgreSQL (`indexing.postgres`) are two backends of one interface
 
 Two halves, because their callers differ: the indexer writes through `IndexWriter` (a
 hash-diff plan, then batches of whole files); lexical and exact-text search and the
-workspace-symbol matcher read through `SearchStore`, usage answers through `RefStore`.
+workspace-symbol matcher read through `SearchStore`, usage answers through `RefStore`, grouped
+answers through `FileFacts`.
 Neither names a table or an engine's syntax: queries arrive as `LexicalQuery`, rows leave as
 `ChunkRow`, `SymbolRow` and `RefRow`. What a backend cannot do it says in its `Capabilities`,
 so a request it cannot serve fails with a reason instead of quietly becoming another request.
@@ -21,8 +22,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from indexing.filters import Filters
 from indexing.lexical_query import LexicalQuery
+from indexing.records import Symbol
 from indexing.store.catalog import FileState, Stats
-from indexing.store.refs import RefKey, RefRow
+from indexing.store.refs import FileRow, RefKey, RefRow
 from indexing.store.rows import ChunkRow, SymbolRow
 from indexing.store.writes import FileWrite
 
@@ -117,6 +119,19 @@ class RefStore(SearchStore, Protocol):
                  ) -> list[RefKey]: ...
 
     def refs_by_rowid(self, rowids: Sequence[int]) -> dict[int, RefRow]: ...
+
+
+class FileFacts(Protocol):
+    """What a grouped answer (`group: true`) shows of a file: its row, its text (for the doc
+    at its top), its definitions and what it imports."""
+
+    def file_by_path(self, path: str) -> FileRow | None: ...
+
+    def file_text_of(self, file_rowid: int) -> str | None: ...
+
+    def symbols_of_file(self, file_rowid: int) -> list[tuple[int, Symbol]]: ...
+
+    def imports_of(self, file_rowid: int, limit: int = 100) -> list[str]: ...
 
 
 class IndexStore(IndexWriter, SearchStore, Protocol):

@@ -21,6 +21,7 @@ from indexing.settings import Settings
 from kebab_lsp.team import TeamWorkspace
 from kebab_lsp.workspace import Workspace
 from search.engine import Searcher
+from search.grouping import group
 from search.symbols import SymbolMatcher
 from search.types import SearchRequest, SearchResult
 
@@ -239,3 +240,17 @@ def test_usages_are_every_ref_of_the_name_calls_first(backend: Backend) -> None:
                           filters=Filters(kinds=("class",))).meta.total_matches == 0
     assert backend.search("references to user_id", mode="auto",
                           filters=Filters(langs=("go",))).meta.total_matches == 0
+
+
+def test_grouped_answers_show_each_files_facts(backend: Backend) -> None:
+    result = backend.search("user", k=50)
+    grouped = group(result.hits, lambda root: backend.store)
+    files = {f.path: (f.lang, f.doc, f.imports, [s.name for _, s in f.defines], f.hits)
+             for f in grouped.files}
+    assert files["src/users/store.py"] == (
+        "python", "User storage backed by a dictionary.", [], ["MAX_USERS", "UserStore"], 5)
+    assert files["tests/test_store.py"] == (
+        "python", "", ["users", "store", "UserStore"], ["test_get_user_by_id"], 2)
+    assert files["web/api.ts"][1:] == ("Fetch a user record from the HTTP API.", [],
+                                       ["getUserById", "User", "UserId"], 3)
+    assert len(grouped.definitions) + len(grouped.blocks) == len(result.hits)

@@ -128,6 +128,11 @@ def test_kebab_commands_on_a_team_index(pg_cluster: PgCluster, pg_database: str,
     assert wire["meta"]["score"]["backend"] == "postgresql"
     assert wire["meta"]["recall"]["ranking_scope"] == "all_matches"
 
+    assert main(["search", "user", *team, "--mode", "lexical", "--group", "--json"]) == 0
+    grouped = json.loads(capsys.readouterr().out)
+    assert {f["path"] for f in grouped["files"]} >= {"src/users/store.py", "web/api.ts"}
+    assert grouped["definitions"] and grouped["meta"]["score"]["backend"] == "postgresql"
+
     assert main(["grant", ALICE, *team]) == 0
     capsys.readouterr()
     assert main(["search", '"def get_user_by_id"', "--store", alice, "--repo", "acme/app",
@@ -143,7 +148,6 @@ def test_kebab_commands_on_a_team_index(pg_cluster: PgCluster, pg_database: str,
 @pytest.mark.parametrize(("args", "says"), [
     (["search", "users", "--mode", "vector"], "holds no vectors"),
     (["search", "how are users stored", "--mode", "hybrid"], "holds no vectors"),
-    (["search", "user", "--group"], "--group"),
     (["search", "'names:user'"], "raw SQLite FTS5"),
     (["index", "--embed"], "holds no vectors"),
 ])
