@@ -30,6 +30,8 @@ from kebab_lsp import __version__
 if TYPE_CHECKING:
     from indexing.indexer import IndexSummary
     from indexing.runtime import Folder
+    from indexing.store import FileFacts
+    from search.types import SearchRequest, SearchResult
 
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
 MARK, UNMARK = "\x1b[1;31m", "\x1b[0m"
@@ -220,7 +222,6 @@ def _print_counts(s: IndexSummary, list_skipped: bool) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from kebab_lsp.convert import grouped_wire, result_wire
     from kebab_lsp.workspace import Workspace
     from search.request import from_arguments as request_from_flags
     from search.types import InvalidQuery, SearchUnavailable
@@ -243,30 +244,14 @@ def cmd_search(args: argparse.Namespace) -> int:
     except (InvalidQuery, SearchUnavailable) as exc:
         print(f"kebab: {exc}", file=sys.stderr)
         return 2
-    if req.group:
-        from search.grouping import group
-
-        return _print_grouped(args, grouped_wire(
-            group(result.hits, lambda root: ws.store, result.files), result.meta,
-            explain=args.explain or args.json))
-    return _print_result(args, result_wire(result, explain=args.explain or args.json))
-
-
-def _print_grouped(args: argparse.Namespace, wire: dict[str, Any]) -> int:
-    if args.json:
-        print(json.dumps(wire, ensure_ascii=False, sort_keys=True))
-        return 0
-    wire["hits"] = wire["definitions"] + wire["blocks"]  # the text listing
-    return _print_result(args, wire)
+    return _answer(args, req, result, ws.store)
 
 
 def _search_team(args: argparse.Namespace, team: TeamStore, root: Path,
                  settings: Settings) -> int:
     """A search of a team index's repository; paths are cited under `root` (the checkout,
     when the command runs in one)."""
-    from kebab_lsp.convert import grouped_wire, result_wire
     from kebab_lsp.team import TeamWorkspace
-    from search.grouping import group
     from search.request import from_arguments as request_from_flags
     from search.types import InvalidQuery, SearchUnavailable
 
@@ -277,17 +262,32 @@ def _search_team(args: argparse.Namespace, team: TeamStore, root: Path,
             print(f"kebab: repository {team.repo!r} has no indexed files, or this role is not "
                   "granted it (kebab grant)", file=sys.stderr)
             return 1
-        result = ws.searcher.search(req)
-        if req.group:
-            return _print_grouped(args, grouped_wire(
-                group(result.hits, lambda root: ws.store, result.files), result.meta,
-                explain=args.explain or args.json))
+        return _answer(args, req, ws.searcher.search(req), ws.store)
     except (InvalidQuery, SearchUnavailable) as exc:
         print(f"kebab: {exc}", file=sys.stderr)
         return 2
     finally:
         ws.close()
-    return _print_result(args, result_wire(result, explain=args.explain or args.json))
+
+
+def _answer(args: argparse.Namespace, req: SearchRequest, result: SearchResult,
+            facts: FileFacts) -> int:
+    """Print `result` as `kebab/search` answers it: grouped (with each file's facts, read
+    from `facts`) when asked, else as one list."""
+    from kebab_lsp.convert import grouped_wire, result_wire
+
+    explain = args.explain or args.json
+    if not req.group:
+        return _print_result(args, result_wire(result, explain=explain))
+    from search.grouping import group
+
+    wire = grouped_wire(group(result.hits, lambda root: facts, result.files), result.meta,
+                        explain=explain)
+    if args.json:
+        print(json.dumps(wire, ensure_ascii=False, sort_keys=True))
+        return 0
+    wire["hits"] = wire["definitions"] + wire["blocks"]  # the text listing
+    return _print_result(args, wire)
 
 
 def _print_result(args: argparse.Namespace, wire: dict[str, Any]) -> int:
