@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from postgres_support import PgCluster, find_bin_dir
 
+from bench.postgres_server import PgCluster, find_bin_dir
 from indexing.settings import Settings
 from kebab_lsp.workspace import Workspace
 

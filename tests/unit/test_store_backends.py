@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from postgres_support import OWNER, PgCluster
 
+from bench.postgres_server import OWNER, PgCluster
 from indexing.filters import Filters
 from indexing.indexer import IndexSummary
 from indexing.postgres.team_index import index_repository

@@ -11,9 +11,9 @@ from pathlib import Path
 import psycopg
 import pytest
 from jsonschema import Draft202012Validator
-from postgres_support import OWNER, READERS, PgCluster
 
 import kebab_lsp
+from bench.postgres_server import OWNER, READERS, PgCluster
 from indexing.filters import Filters
 from indexing.postgres.grants import grant, revoke
 from indexing.postgres.store import PgStore, TeamStoreBusy, TeamStoreError
@@ -305,3 +305,18 @@ def test_usages_match_the_embedded_index_on_real_code(
     finally:
         team.close()
         local.close()
+
+
+@pytest.mark.slow
+@pytest.mark.subprocess
+def test_the_team_bench_measures_both_backends(
+        pg_cluster: PgCluster, pg_database: str, sample_repo: Path) -> None:
+    from bench.team_store import run
+
+    report = run(sample_repo, pg_cluster.url(pg_database, OWNER), passes=1, clients=2,
+                 seconds=0.5)
+    assert report["files"] == 6 and report["index"]["postgresql_files_per_s"] > 0
+    for backend in ("sqlite", "postgresql"):
+        assert report[backend]["words"]["n"] == report["queries"]["words"] > 0
+        assert report[backend]["exact"]["p50_ms"]["median"] > 0
+    assert report["concurrent"]["clients"] == 2 and report["concurrent"]["searches"] > 0

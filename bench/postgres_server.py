@@ -1,6 +1,7 @@
-"""A throwaway PostgreSQL cluster for the tests: the Debian package's own binaries, started in a
-temporary directory on a Unix socket only (no TCP port to collide with, nothing reachable from
-outside), stopped at the end of the session. No mocks: the tests talk to a real server.
+"""A throwaway PostgreSQL server for the tests and the team-index bench: the Debian package's
+own binaries, started in a temporary directory on a Unix socket only (no TCP port to collide
+with, nothing reachable from outside), stopped at the end. No mocks: the tests talk to a real
+server.
 
 The server refuses to run as root, so under root (as CI runs) initdb and the server run as the
 `postgres` user, in a directory that user owns; under any other user they run as that user.
@@ -21,8 +22,8 @@ from typing import Any
 
 import psycopg
 
-#: Roles every test database knows: the indexer (owns what `kebab index` creates, as CI's role
-#: would) and two readers for the grants tests.
+#: Roles every database of the server knows: the indexer (owns what `kebab index` creates, as
+#: CI's role would) and two readers for the grants tests.
 OWNER = "kebab_ci"
 READERS = ("kebab_alice", "kebab_bob")
 
