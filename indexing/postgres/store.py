@@ -157,19 +157,16 @@ class PgStore:
     def _check_schema(self, create: bool) -> None:
         conn = self._conn
         try:
-            if create and conn.execute("SELECT to_regclass('kebab.schema_version')"
-                                       ).fetchone() == (None,):
+            if create and not self._has_schema():
                 with conn.transaction():
                     # Two first indexers at once: one creates, the other finds it made.
                     conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_LOCK_SPACE,))
-                    if conn.execute("SELECT to_regclass('kebab.schema_version')"
-                                    ).fetchone() == (None,):
+                    if not self._has_schema():
                         conn.execute(DDL)
                         conn.execute(policies())
                         conn.execute("INSERT INTO kebab.schema_version VALUES (%s)",
                                      (PG_SCHEMA_VERSION,))
-            row = conn.execute("SELECT to_regclass('kebab.schema_version')").fetchone()
-            if row == (None,):
+            if not self._has_schema():
                 raise TeamStoreError(
                     f"no team index at {safe_url(self.url)}: build one with `kebab index PATH "
                     f"--store URL --repo {self.repo}`")
@@ -182,6 +179,15 @@ class PgStore:
                 f"the team index at {safe_url(self.url)} has schema version "
                 f"{found[0] if found else 'unknown'}; this kebab reads version "
                 f"{PG_SCHEMA_VERSION}. Drop the `kebab` schema and index again")
+
+    def _has_schema(self) -> bool:
+        """Whether the schema is there, read from the catalog with this statement's snapshot:
+        `to_regclass` reads through a cache that need not have heard yet of a table another
+        session just created (two first indexers at once then both created it)."""
+        return self._conn.execute(
+            "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+            "ON n.oid = c.relnamespace WHERE n.nspname = 'kebab' "
+            "AND c.relname = 'schema_version'").fetchone() is not None
 
     def close(self) -> None:
         self._conn.close()

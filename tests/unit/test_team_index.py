@@ -320,3 +320,33 @@ def test_the_team_bench_measures_both_backends(
         assert report[backend]["words"]["n"] == report["queries"]["words"] > 0
         assert report[backend]["exact"]["p50_ms"]["median"] > 0
     assert report["concurrent"]["clients"] == 2 and report["concurrent"]["searches"] > 0
+
+
+def test_two_first_indexers_at_once_make_one_schema(pg_cluster: PgCluster,
+                                                    pg_database: str) -> None:
+    import threading
+
+    url = pg_cluster.url(pg_database, OWNER)
+    opened: list[PgStore] = []
+    failed: list[BaseException] = []
+    gate = threading.Barrier(4)
+
+    def first(repo: str) -> None:
+        gate.wait()
+        try:
+            opened.append(PgStore.open(url, repo, create=True))
+        except BaseException as exc:  # noqa: BLE001  (reported below)
+            failed.append(exc)
+
+    threads = [threading.Thread(target=first, args=(f"r{i}",)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failed == [] and len(opened) == 4
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT count(*) FROM kebab.schema_version").fetchone() == (1,)
+        assert {r[0] for r in conn.execute("SELECT repo FROM kebab.repos")} == {
+            "r0", "r1", "r2", "r3"}
+    for store in opened:
+        store.close()
