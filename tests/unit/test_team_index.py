@@ -335,7 +335,7 @@ def test_two_first_indexers_at_once_make_one_schema(pg_cluster: PgCluster,
         gate.wait()
         try:
             opened.append(PgStore.open(url, repo, create=True))
-        except BaseException as exc:  # noqa: BLE001  (reported below)
+        except BaseException as exc:  # reported below
             failed.append(exc)
 
     threads = [threading.Thread(target=first, args=(f"r{i}",)) for i in range(4)]
