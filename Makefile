@@ -14,11 +14,15 @@ $(STAMP): pyproject.toml constraints.txt
 
 venv: $(STAMP)
 
-# System tools the editor tests drive (Debian packages; needs root, as on CI).
+# System tools the editor tests drive, and the PostgreSQL server the team-index tests start
+# in a temporary directory (Debian packages; needs root, as on CI).
 tools:
 	@command -v tmux >/dev/null 2>&1 && command -v strace >/dev/null 2>&1 || { \
 		apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux strace >/dev/null; }
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+		apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
 
 demo: venv
 	bash scripts/demo.sh

@@ -33,7 +33,7 @@ from indexing.discover import (
 from indexing.extract import extract, text_chunks
 from indexing.pool import pool_context
 from indexing.records import Extraction
-from indexing.store import FileState, FileWrite, Store
+from indexing.store import FileState, FileWrite, IndexWriter
 from indexing.store.refs import pack_refs
 from indexing.store.texts import pack_text
 from indexing.text import decode
@@ -224,7 +224,7 @@ class Indexer:
     def __init__(
         self,
         root: Path,
-        store: Store,
+        store: IndexWriter,
         options: DiscoveryOptions | None = None,
         workers: int | None = None,
         languages: Overrides = (),

@@ -19,6 +19,9 @@ import attrs
 from indexing.settings import Settings
 from indexing.settings import add_arguments as add_setting_flags
 from indexing.settings import from_arguments as settings_from_flags
+from indexing.store_choice import InvalidStoreChoice, TeamStore
+from indexing.store_choice import add_arguments as add_store_flags
+from indexing.store_choice import from_arguments as store_from_flags
 from kebab_lsp import __version__
 
 # Every command imports what it needs itself: `kebab mcp` and `kebab serve` start without the
@@ -27,6 +30,8 @@ from kebab_lsp import __version__
 if TYPE_CHECKING:
     from indexing.indexer import IndexSummary
     from indexing.runtime import Folder
+    from indexing.store import FileFacts
+    from search.types import SearchRequest, SearchResult
 
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
 MARK, UNMARK = "\x1b[1;31m", "\x1b[0m"
@@ -104,6 +109,13 @@ def _root(args: argparse.Namespace) -> Path:
     return root.resolve()
 
 
+def _team(args: argparse.Namespace) -> TeamStore | None:
+    try:
+        return store_from_flags(args)
+    except InvalidStoreChoice as exc:
+        raise SystemExit(f"kebab: {exc}") from exc
+
+
 def index_folder(root: Path, settings: Settings, rebuild: bool = False) -> Folder:
     """Index (and, with `settings.embed`, embed) one folder with the same runtime the server
     runs, then stop it. Only the holder of the index's writer lease writes: when a running
@@ -133,6 +145,9 @@ def index_folder(root: Path, settings: Settings, rebuild: bool = False) -> Folde
 
 def cmd_index(args: argparse.Namespace) -> int:
     settings = _settings(args, INDEX_FLAGS)
+    team = _team(args)
+    if team is not None:
+        return _index_team(args, team, settings)
     folder = index_folder(_root(args), settings, rebuild=args.rebuild)
     summary = folder.last_scan
     if summary is None:
@@ -156,8 +171,37 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
+def _index_team(args: argparse.Namespace, team: TeamStore, settings: Settings) -> int:
+    from indexing.postgres.store import safe_url
+    from indexing.postgres.team_index import index_repository
+    from kebab_lsp.team import NO_TEAM_VECTORS
+
+    if args.embed:  # asked for in so many words: not quietly skipped
+        print(f"kebab: --embed: {NO_TEAM_VECTORS}; index with --no-embed", file=sys.stderr)
+        return 2
+    root = _root(args)
+    progress = Progress("indexing")
+    try:
+        summary = index_repository(root, team.url, team.repo, settings, rebuild=args.rebuild,
+                                   progress=progress)
+    finally:
+        progress.close()
+    out = summary.as_json()
+    out["store"] = {"backend": "postgresql", "url": safe_url(team.url), "repo": team.repo}
+    if args.json:
+        print(json.dumps(out, sort_keys=True))
+        return 0
+    print(f"indexed {root} -> repository {team.repo!r} at {safe_url(team.url)}")
+    _print_counts(summary, args.list_skipped)
+    return 0
+
+
 def _print_summary(folder: Folder, s: IndexSummary, list_skipped: bool) -> None:
     print(f"indexed {folder.root} -> {folder.index.index_dir}")
+    _print_counts(s, list_skipped)
+
+
+def _print_counts(s: IndexSummary, list_skipped: bool) -> None:
     print(
         f"  scanned {s.scanned}  new {s.new}  changed {s.changed}  unchanged {s.unchanged}  "
         f"deleted {s.deleted}  renamed {s.renamed}  skipped {s.skipped}  in {s.seconds:.2f}s"
@@ -178,13 +222,15 @@ def _print_summary(folder: Folder, s: IndexSummary, list_skipped: bool) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from kebab_lsp.convert import grouped_wire, result_wire
     from kebab_lsp.workspace import Workspace
     from search.request import from_arguments as request_from_flags
     from search.types import InvalidQuery, SearchUnavailable
 
     root = _root(args)
     settings = _settings(args, SEARCH_FLAGS)
+    team = _team(args)
+    if team is not None:
+        return _search_team(args, team, root, settings)
     ws = Workspace(root, settings)
     if ws.store.rebuilt_reason:
         print(f"kebab: {ws.store.rebuilt_reason}", file=sys.stderr)
@@ -198,18 +244,53 @@ def cmd_search(args: argparse.Namespace) -> int:
     except (InvalidQuery, SearchUnavailable) as exc:
         print(f"kebab: {exc}", file=sys.stderr)
         return 2
-    if req.group:
-        from search.grouping import group
+    return _answer(args, req, result, ws.store)
 
-        grouped = group(result.hits, lambda root: ws.store, result.files)
-        wire = grouped_wire(grouped, result.meta, explain=args.explain or args.json)
-        wire["hits"] = wire["definitions"] + wire["blocks"]  # the text listing below
-        if args.json:
-            print(json.dumps({k: v for k, v in wire.items() if k != "hits"},
-                             ensure_ascii=False, sort_keys=True))
-            return 0
-    else:
-        wire = result_wire(result, explain=args.explain or args.json)
+
+def _search_team(args: argparse.Namespace, team: TeamStore, root: Path,
+                 settings: Settings) -> int:
+    """A search of a team index's repository; paths are cited under `root` (the checkout,
+    when the command runs in one)."""
+    from kebab_lsp.team import TeamWorkspace
+    from search.request import from_arguments as request_from_flags
+    from search.types import InvalidQuery, SearchUnavailable
+
+    ws = TeamWorkspace(team.url, team.repo, settings, root)
+    try:
+        req = request_from_flags(args, settings)
+        if ws.store.stats().files == 0:
+            print(f"kebab: repository {team.repo!r} has no indexed files, or this role is not "
+                  "granted it (kebab grant)", file=sys.stderr)
+            return 1
+        return _answer(args, req, ws.searcher.search(req), ws.store)
+    except (InvalidQuery, SearchUnavailable) as exc:
+        print(f"kebab: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        ws.close()
+
+
+def _answer(args: argparse.Namespace, req: SearchRequest, result: SearchResult,
+            facts: FileFacts) -> int:
+    """Print `result` as `kebab/search` answers it: grouped (with each file's facts, read
+    from `facts`) when asked, else as one list."""
+    from kebab_lsp.convert import grouped_wire, result_wire
+
+    explain = args.explain or args.json
+    if not req.group:
+        return _print_result(args, result_wire(result, explain=explain))
+    from search.grouping import group
+
+    wire = grouped_wire(group(result.hits, lambda root: facts, result.files), result.meta,
+                        explain=explain)
+    if args.json:
+        print(json.dumps(wire, ensure_ascii=False, sort_keys=True))
+        return 0
+    wire["hits"] = wire["definitions"] + wire["blocks"]  # the text listing
+    return _print_result(args, wire)
+
+
+def _print_result(args: argparse.Namespace, wire: dict[str, Any]) -> int:
     if args.json:
         print(json.dumps(wire, ensure_ascii=False, sort_keys=True))
         return 0
@@ -250,28 +331,54 @@ def _print_hit(hit: dict[str, Any], color: bool) -> None:
 
 def cmd_status(args: argparse.Namespace) -> int:
     from indexing.discover import SKIPS_META_KEY
-    from kebab_lsp.workspace import Workspace
 
-    ws = Workspace(_root(args), _settings(args, ("index_dir",)))
-    stats = ws.store.stats()
+    team = _team(args)
+    store: Any
+    if team is not None:
+        from indexing.postgres.store import PgStore, safe_url
+
+        store = PgStore.open(team.url, team.repo)
+        where = {"store": safe_url(team.url), "repo": team.repo, "backend": "postgresql",
+                 "bm25_extension": store.bm25_extension()}
+    else:
+        from kebab_lsp.workspace import Workspace
+
+        ws = Workspace(_root(args), _settings(args, ("index_dir",)))
+        store = ws.store
+        where = {"root": str(ws.root), "index_dir": str(ws.index_dir)}
+    stats = store.stats()
     last = (dt.datetime.fromtimestamp(stats.last_update, dt.UTC).isoformat(timespec="seconds")
             if stats.last_update else None)
     info = {
-        "root": str(ws.root),
-        "index_dir": str(ws.index_dir),
+        **where,
         "schema_version": stats.schema_version,
         "files": stats.files,
         "symbols": stats.symbols,
         "chunks": stats.chunks,
         "languages": stats.langs,
         "last_update": last,
-        "skipped": json.loads(ws.store.meta_value(SKIPS_META_KEY) or "null"),
+        "skipped": json.loads(store.meta_value(SKIPS_META_KEY) or "null"),
     }
     if args.json:
         print(json.dumps(info, sort_keys=True))
     else:
         for key, value in info.items():
             print(f"{key:15} {value}")
+    return 0
+
+
+def cmd_grant(args: argparse.Namespace) -> int:
+    from indexing.postgres.grants import grant, revoke
+
+    team = _team(args)
+    assert team is not None  # --store and --repo are required
+    if args.grant_action == "grant":
+        grant(team.url, team.repo, args.role)
+        print(f"granted {team.repo!r} to role {args.role!r}")
+    elif revoke(team.url, team.repo, args.role):
+        print(f"revoked {team.repo!r} from role {args.role!r}")
+    else:
+        print(f"role {args.role!r} had no grant of {team.repo!r}")
     return 0
 
 
@@ -437,18 +544,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rebuild", action="store_true", help="re-extract every file")
     p.add_argument("--list-skipped", action="store_true", help="list every skipped path")
     common(p, INDEX_FLAGS)
+    add_store_flags(p)
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("search", help="search an indexed folder")
     add_request_flags(p)
     p.add_argument("path", nargs="?", default=".")
     common(p, tuple(f for f in SEARCH_FLAGS if f not in ("default_mode", "default_k")))
+    add_store_flags(p)
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("status", help="show where the index is and what it holds")
     p.add_argument("path", nargs="?", default=".")
     common(p, ("index_dir",))
+    add_store_flags(p)
     p.set_defaults(func=cmd_status)
+
+    for name, what in (("grant", "let ROLE (and its members) read a repository of a team index"),
+                       ("revoke", "stop ROLE reading a repository of a team index")):
+        p = sub.add_parser(name, help=what)
+        p.add_argument("role", metavar="ROLE", help="a PostgreSQL role")
+        add_store_flags(p, required=True)
+        p.set_defaults(func=cmd_grant, grant_action=name)
 
     p = sub.add_parser("eval", help="score every search mode on queries drawn from the tree")
     p.add_argument("path", nargs="?", default=".")

@@ -234,12 +234,15 @@ class Service:
 
     def indexed(self) -> list[Indexed]:
         """The roots as the lookups see them, in merge order."""
+        from indexing.store import Store
         from search.workspace_lookups import Indexed
 
         out = []
         for root in self.roots():
             searcher = root.searcher
-            out.append(Indexed(root.path, searcher.store, searcher))
+            store = searcher.store
+            assert isinstance(store, Store)  # a root's searcher reads its local index
+            out.append(Indexed(root.path, store, searcher))
         return out
 
     def references(self, req: ReferencesRequest,

@@ -16,7 +16,15 @@ from indexing.filters import Filters
 from indexing.records import Span
 from indexing.schema import SCHEMA_VERSION
 from indexing.settings import Settings
-from indexing.store import Stats, Store, StoreClosed, StoreCorrupt, StoreUnwritable
+from indexing.store import (
+    SQLITE,
+    RefStore,
+    SearchStore,
+    Stats,
+    StoreClosed,
+    StoreCorrupt,
+    StoreUnwritable,
+)
 from indexing.text import token_parts, tokens
 from indexing.vector_index import VectorIndex, VectorsUnavailable
 from search import lexical, priors, usage, vector
@@ -110,7 +118,7 @@ class Searcher:
     def __init__(
         self,
         root: Path,
-        store: Store,
+        store: SearchStore,
         vectors: VectorSource | None = None,
         status: IndexStatus | None = None,
         settings: Callable[[], Settings] = Settings,
@@ -218,6 +226,12 @@ class Searcher:
         self._meta(meta, plan, lex, vec, hits, window)
         if req.mode == "auto":  # priors multiply scores, so they are no longer bounded by 1
             meta.score["kind"] += "+priors"
+        backend = self.store.capabilities
+        if backend != SQLITE:  # the SQLite answer's shape predates a second backend
+            meta.score["backend"] = backend.backend
+            if plan == "lexical" and lex is not None and lex.plan != "exact":
+                meta.score["kind"] = meta.score["kind"].replace("bm25_normalized",
+                                                                backend.score_kind)
         self._index_meta(meta, plan)
         files: list[FileMatch] = []
         if req.group and vec is not None and not filters.kinds:
@@ -253,12 +267,22 @@ class Searcher:
         answer them."""
         started = time.perf_counter() if started is None else started
         meta = meta or Meta(mode="auto", intent={"name": "usage", "rule": "references"})
-        hits, total = usage.find(self.store, str(self.root), name, filters, k, snippet_chars,
+        hits, total = usage.find(self._refs(), str(self.root), name, filters, k, snippet_chars,
                                  kinds)
         usage.describe(meta, hits, total)
         self._index_meta(meta, "refs")
         meta.timing = {"total_ms": _ms(started)}
         return SearchResult(hits=hits, meta=meta)
+
+    def _refs(self) -> RefStore:
+        """The store, when it holds uses of names."""
+        store = self.store
+        if not store.capabilities.refs or not isinstance(store, RefStore):
+            raise SearchUnavailable(
+                f"usages (who calls, where is X used) need the refs of names, which the "
+                f"{store.capabilities.backend} store does not hold; ask for the name with "
+                "mode 'lexical'")
+        return store
 
     @staticmethod
     def _degrade(req: SearchRequest, meta: Meta, reason: str) -> None:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from indexing.records import Symbol
-from indexing.store import Store
+from indexing.store import FileFacts
 from indexing.top_doc import top_doc
 from search.handles import file_handle, symbol_handle
 from search.hybrid import DEFAULT_K_RRF
@@ -48,7 +48,7 @@ class Grouped:
     blocks: list[Hit] = field(default_factory=list)
 
 
-def group(hits: list[Hit], store_of: Callable[[str], Store | None],
+def group(hits: list[Hit], store_of: Callable[[str], FileFacts | None],
           file_matches: Sequence[FileMatch] = ()) -> Grouped:
     out = Grouped()
     files: dict[tuple[str, str], FileGroup] = {}
@@ -84,7 +84,7 @@ def group(hits: list[Hit], store_of: Callable[[str], Store | None],
     return out
 
 
-def _file_group(store_of: Callable[[str], Store | None], root: str, path: str,
+def _file_group(store_of: Callable[[str], FileFacts | None], root: str, path: str,
                 score: float) -> FileGroup | None:
     store = store_of(root)
     file = store.file_by_path(path) if store is not None else None

@@ -1,8 +1,11 @@
-"""The lexical retriever: FTS5 bm25 over chunks, and exact text over whole files.
+"""The lexical retriever: ranked full-text matches over chunks (FTS5 bm25 on SQLite, a
+weighted `ts_rank` on PostgreSQL), and exact text over whole files.
 
-Contract kept here:
-- order is bm25, ties by path, line, chunk id: byte-for-byte repeatable;
-- score is -bm25/(1+|bm25|), in [0, 1]; the raw value never leaves this module;
+Contract kept here, whichever store answers:
+- order is the store's rank, ties by path, line, chunk id: byte-for-byte repeatable;
+- a store's raw rank is lower-is-better (bm25; PostgreSQL gives -ts_rank); the score is
+  -raw/(1+|raw|), in [0, 1); the raw value never leaves this module, and scores of two
+  backends do not compare (`meta.score` names the backend and kind);
 - AND of the terms first; when that finds fewer than k, fill with an OR ranking and say so
   (a query of shape `any` is the OR ranking alone);
 - filters run in SQL before the LIMIT;
@@ -14,10 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from indexing.filters import Filters
+from indexing.lexical_query import LexicalQuery
 from indexing.positions import utf16_len
 from indexing.records import Span
-from indexing.store import ChunkRow, QuerySyntaxError, Store
-from search.query import ParsedQuery, and_expression, content_terms, or_expression
+from indexing.store import ChunkRow, QuerySyntaxError, SearchStore
+from search.query import ParsedQuery, content_terms
 from search.types import InvalidQuery
 
 
@@ -47,7 +51,8 @@ def normalize_bm25(raw: float) -> float:
     return -raw / (1.0 + abs(raw)) if raw <= 0 else 0.0
 
 
-def retrieve(store: Store, parsed: ParsedQuery, filters: Filters, limit: int) -> LexicalResult:
+def retrieve(store: SearchStore, parsed: ParsedQuery, filters: Filters, limit: int
+             ) -> LexicalResult:
     if parsed.shape == "empty":
         return LexicalResult([], 0, "empty")
     if parsed.is_exact:
@@ -55,17 +60,23 @@ def retrieve(store: Store, parsed: ParsedQuery, filters: Filters, limit: int) ->
         found.complete = found.total
         return found
     if parsed.shape == "raw":
-        return _ranked_fts(store, parsed.fts_raw, filters, limit, "raw")
+        if store.capabilities.raw_syntax != "fts5":
+            raise InvalidQuery(
+                f"a query in single quotes is raw SQLite FTS5 syntax, which the "
+                f"{store.capabilities.backend} store does not read; drop the quotes to search "
+                "for the words")
+        return _ranked_fts(store, LexicalQuery.raw_expression(parsed.fts_raw), filters, limit,
+                           "raw")
     if parsed.shape == "any":  # every chunk with any of the words is a match: no AND first
-        found = _ranked_fts(store, or_expression(content_terms(parsed.terms)), filters, limit,
-                            "or")
+        found = _ranked_fts(store, LexicalQuery.any_of(content_terms(parsed.terms)), filters,
+                            limit, "or")
         found.complete = found.total
         return found
-    and_expr = and_expression(parsed.terms)
+    and_expr = LexicalQuery.all_of(parsed.terms)
     result = _ranked_fts(store, and_expr, filters, limit, "and")
     result.complete = result.total
     if len(parsed.terms) > 1 and len(result.ranked) < limit:
-        or_expr = or_expression(content_terms(parsed.terms))
+        or_expr = LexicalQuery.any_of(content_terms(parsed.terms))
         seen = [r.row.rowid for r in result.ranked]
         extra = _fts(store, or_expr, filters, limit - len(result.ranked), seen)
         if extra:
@@ -82,7 +93,8 @@ def retrieve(store: Store, parsed: ParsedQuery, filters: Filters, limit: int) ->
 
 
 def _fts(
-    store: Store, expr: str, filters: Filters, limit: int, exclude: list[int] | None = None
+    store: SearchStore, expr: LexicalQuery, filters: Filters, limit: int,
+    exclude: list[int] | None = None
 ) -> list[ChunkRow]:
     try:
         return store.match_chunks(expr, filters, limit, exclude or ())
@@ -91,7 +103,7 @@ def _fts(
 
 
 def _ranked_fts(
-    store: Store, expr: str, filters: Filters, limit: int, plan: str
+    store: SearchStore, expr: LexicalQuery, filters: Filters, limit: int, plan: str
 ) -> LexicalResult:
     rows = _fts(store, expr, filters, limit)
     ranked = [RankedChunk(row, normalize_bm25(row.rank), i + 1) for i, row in enumerate(rows)]
@@ -99,7 +111,7 @@ def _ranked_fts(
     return LexicalResult(ranked, total, plan)
 
 
-def exact(store: Store, needle: str, filters: Filters, limit: int) -> LexicalResult:
+def exact(store: SearchStore, needle: str, filters: Filters, limit: int) -> LexicalResult:
     """One hit per file that contains `needle`, cited at its first occurrence; files with
     more occurrences rank higher, then by path."""
     found: list[tuple[int, str, Span]] = []  # (-count, path, where the first one is)

@@ -1,8 +1,9 @@
 """From what a user typed to what the store can run.
 
-User text never reaches FTS5 unescaped: every term is quoted, so `"`, `(`, `*`, `:`, `^`,
-`NEAR`, `AND`, `OR` and a bare `-` are just characters. Only a query wrapped in single quotes is
-passed through as raw FTS5, because the user asked for that syntax.
+User text never reaches a store unescaped: every term is quoted (`indexing.lexical_query`),
+so `"`, `(`, `*`, `:`, `^`, `NEAR`, `AND`, `OR` and a bare `-` are just characters. Only a
+query wrapped in single quotes is passed through as raw FTS5, because the user asked for that
+syntax (a store that reads no FTS5 refuses it).
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from indexing import filters
+from indexing.lexical_query import fts5_term as term_clause  # noqa: F401  (its old home)
 from indexing.text import (
     IDENTIFIER_START,
     WORD_CHAR,
     has_word,
     split_identifier,
-    token_parts,
     tokens,
 )
 from search.types import InvalidQuery
@@ -98,29 +99,6 @@ def is_code_fragment(text: str) -> bool:
     prose = sum(1 for t in tokens if _PROSE_TOKEN.match(t)
                 and t.rstrip(",.?!:;").lower() not in _CODE_KEYWORDS)
     return prose * 2 < len(tokens) and prose < 3
-
-
-def _quote(token: str) -> str:
-    return '"' + token.replace('"', '""') + '"'
-
-
-def term_clause(term: str) -> str:
-    """One user term as FTS5: the token itself, or the phrase of its identifier parts, so
-    `getUserById` matches itself and `get_user_by_id` and text that says `get user by id`."""
-    clauses = {_quote(term)}
-    parts = token_parts(term)
-    if len(parts) > 1:
-        clauses.add(_quote(" ".join(parts)))
-    ordered = sorted(clauses)
-    return ordered[0] if len(ordered) == 1 else "(" + " OR ".join(ordered) + ")"
-
-
-def and_expression(terms: tuple[str, ...]) -> str:
-    return " AND ".join(term_clause(t) for t in terms)
-
-
-def or_expression(terms: tuple[str, ...]) -> str:
-    return " OR ".join(term_clause(t) for t in terms)
 
 
 def content_terms(terms: tuple[str, ...]) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ counted, so `total_matches` is exact and `truncated` says whether every ref was 
 from __future__ import annotations
 
 from indexing.filters import Filters
-from indexing.store import ChunkRow, RefKey, RefRow, Store
+from indexing.store import ChunkRow, RefKey, RefRow, RefStore
 from indexing.store.refs import KIND_RANK
 from search.handles import file_handle, symbol_handle
 from search.hits import build_hit, chunk_span
@@ -44,7 +44,7 @@ def order(keys: list[RefKey]) -> list[RefKey]:
                                        k.col))
 
 
-def find(store: Store, root: str, name: str, filters: Filters, k: int,
+def find(store: RefStore, root: str, name: str, filters: Filters, k: int,
          snippet_chars: int, kinds: tuple[str, ...] = ()) -> tuple[list[Hit], int]:
     """(the first `k` usage hits, how many refs match in all)."""
     keys = order(store.ref_keys(name, filters, kinds))

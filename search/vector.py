@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from indexing.filters import Filters
-from indexing.store import Store
+from indexing.store import SearchStore
 from indexing.vector_index import VectorIndex
 from indexing.vectors import InvalidFilter, sql_where
 from search.lexical import RankedChunk
@@ -24,7 +24,7 @@ class VectorResult:
 
 
 def retrieve(
-    store: Store, vindex: VectorIndex, query: str, filters: Filters, limit: int
+    store: SearchStore, vindex: VectorIndex, query: str, filters: Filters, limit: int
 ) -> VectorResult:
     try:
         found = vindex.search(query, limit, _where(filters))
@@ -43,7 +43,7 @@ def retrieve(
     return VectorResult(ranked, stale)
 
 
-def files(store: Store, vindex: VectorIndex, root: str, query: str, filters: Filters,
+def files(store: SearchStore, vindex: VectorIndex, root: str, query: str, filters: Filters,
           limit: int) -> list[FileMatch]:
     """The files whose file vector is nearest the query, best first. A file's vector hangs on
     its first chunk; a chunk gone since (a sync catching up) drops its file. The caller asks

@@ -1,4 +1,5 @@
-"""Shared fixtures: a real sample tree copied to a temp dir, and an index dir outside it."""
+"""Shared fixtures: a real sample tree copied to a temp dir, an index dir outside it, and a
+real PostgreSQL server for the team-index tests."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.postgres_server import PgCluster, find_bin_dir
 from indexing.settings import Settings
 from kebab_lsp.workspace import Workspace
 
@@ -61,3 +63,24 @@ def workspace(sample_repo: Path, index_root: Path) -> Iterator[Workspace]:
     ws.indexer.index()
     yield ws
     ws.close()
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PgCluster]:
+    """One real PostgreSQL server for the session (`tests/postgres_support.py`)."""
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        pytest.fail("PostgreSQL is not installed (`make tools` installs it): the tests marked "
+                    "postgres need /usr/lib/postgresql/*/bin/initdb")
+    cluster = PgCluster(bin_dir)
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def pg_database(pg_cluster: PgCluster) -> str:
+    """A fresh database of that server, owned by the indexing role."""
+    return pg_cluster.new_database()

@@ -11,7 +11,8 @@ Why the shape:
 
 `Store` is the one object callers use; each part of it is a module of its own: `connection`
 (open, rebuild, per-thread connections, meta), `writes`, `changes` (the change log),
-`retrieval` (the read API search uses), `refs` (uses of names, and what handles resolve
+`retrieval` (the read API search uses), `interface` (what any backend must do, which
+this store does), `refs` (uses of names, and what handles resolve
 through), `catalog` (what is indexed) and `embed_cache`.
 """
 
@@ -30,6 +31,15 @@ from indexing.store.connection import (
     StoreWatcher,
 )
 from indexing.store.embed_cache import EmbeddingCache, EmbeddingSource, FileHead
+from indexing.store.interface import (
+    SQLITE,
+    Capabilities,
+    FileFacts,
+    IndexStore,
+    IndexWriter,
+    RefStore,
+    SearchStore,
+)
 from indexing.store.refs import FileRow, RefKey, RefRow, Refs
 from indexing.store.retrieval import QuerySyntaxError, Retrieval
 from indexing.store.rows import ChunkRow, SymbolRow
@@ -37,18 +47,25 @@ from indexing.store.writes import FileWrite, Writes
 
 __all__ = [
     "CHANGES_KEEP_PATHS",
+    "Capabilities",
     "DB_NAME",
     "ChunkRow",
     "EmbeddingSource",
+    "FileFacts",
     "FileHead",
     "FileState",
     "FileText",
     "FileRow",
     "FileWrite",
+    "IndexStore",
+    "IndexWriter",
     "Filters",
     "QuerySyntaxError",
     "RefKey",
     "RefRow",
+    "RefStore",
+    "SQLITE",
+    "SearchStore",
     "Stats",
     "Store",
     "StoreClosed",
@@ -63,3 +80,5 @@ __all__ = [
 
 class Store(Writes, Retrieval, Refs, Catalog, EmbeddingCache):
     """Owns one index directory's SQLite database."""
+
+    capabilities: Capabilities = SQLITE

@@ -11,6 +11,7 @@ from typing import Any
 import apsw
 
 from indexing.filters import Filters
+from indexing.lexical_query import LexicalQuery, fts5_expression
 from indexing.schema import FTS_WEIGHTS
 from indexing.store.connection import StoreConnection, StoreError
 from indexing.store.rows import (
@@ -64,10 +65,11 @@ def _filter_sql(filters: Filters) -> tuple[str, list[Any]]:
 
 class Retrieval(StoreConnection):
     def match_chunks(
-        self, expr: str, filters: Filters, limit: int, exclude: Iterable[int] = ()
+        self, query: LexicalQuery, filters: Filters, limit: int, exclude: Iterable[int] = ()
     ) -> list[ChunkRow]:
-        """Chunks matching an FTS5 expression, best bm25 first; ties by path, line, chunk id
+        """Chunks matching `query` (as FTS5), best bm25 first; ties by path, line, chunk id
         so the same index and query always give the same order."""
+        expr = fts5_expression(query)
         excluded = set(exclude)
         try:
             if filters == Filters():
@@ -131,7 +133,8 @@ class Retrieval(StoreConnection):
         rows = self.conn.execute(sql, (expr, *args, limit)).fetchall()
         return [chunk_from(r, rank=r[-1]) for r in rows]
 
-    def count_matches(self, expr: str, filters: Filters) -> int:
+    def count_matches(self, query: LexicalQuery, filters: Filters) -> int:
+        expr = fts5_expression(query)
         try:
             if filters == Filters():
                 return int(self.conn.execute(

@@ -1,0 +1,565 @@
+"""One repository of a team index on PostgreSQL, as the indexer writes it and search reads it
+(`indexing.store.interface`).
+
+Why the shape:
+- Every statement names its repository, and row-level security (`schema.policies`) narrows
+  what a reader sees again, so a role's counts, hits and stats never include a repository it
+  was not granted, not even as a total.
+- A batch of files is one transaction and bumps the repository's lexical version, as on
+  SQLite: readers see whole files, and caches keyed by the version stay right.
+- Lexical search ranks every authorized match (`ts_rank` over the GIN index's matches, ties
+  by path, line, chunk id) and counts them exactly, so the recall search reports is the
+  truth, as on SQLite. The raw rank returned is `-ts_rank`, lower is better, as bm25 is.
+- Exact text: the trigram index proposes files, `LIKE` confirms the substring, and each
+  file's text is checked again here, so recall is grep's.
+- Every order is by code point (`COLLATE "C"`), as SQLite's and Python's are, whatever the
+  database's collation: ties break the same way on both backends.
+- One connection per store, used by one thread at a time (the CLI's); a server reading a
+  team index would want a pool.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import replace
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import psycopg
+from psycopg import sql
+from psycopg.pq import TransactionStatus
+
+from indexing.filters import Filters
+from indexing.lexical_query import LexicalQuery
+from indexing.postgres import lexemes, ranking
+from indexing.postgres.schema import DDL, PG_SCHEMA_VERSION, policies
+from indexing.records import Extraction, Ref, Span, Symbol, chunk_id_for, text_hash
+from indexing.store.catalog import FileState, Stats
+from indexing.store.connection import StoreError
+from indexing.store.interface import Capabilities
+from indexing.store.refs import FileRow, RefKey, RefRow
+from indexing.store.rows import SYMBOL_COLUMNS, ChunkRow, SymbolRow, chunk_from, symbol_from
+from indexing.store.writes import FileWrite
+from indexing.store_choice import check_repo
+
+#: What a team index answers: lexical and exact text, usages; no raw FTS5, no vectors yet.
+POSTGRESQL = Capabilities(backend="postgresql", score_kind=ranking.SCORE_KIND, raw_syntax=None,
+                          refs=True, vectors=False)
+#: The first key of kebab's advisory locks, so they never meet another application's: the
+#: schema's creation takes (space, 0), a repository's writer (space, hash of its name).
+_LOCK_SPACE = 0x6B6562
+#: Python's named groups (pathspec's) are plain groups to PostgreSQL's regex engine.
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+
+_CHUNK_COLUMNS = """
+    c.id, c.chunk_id, f.path, f.lang, c.kind, c.start_line, c.end_line, c.context,
+    {text}, c.text_hash, f.is_test, f.is_generated,
+    s.name, s.kind, s.container, s.qualified_name,
+    s.start_line, s.start_col, s.end_line, s.end_col,
+    s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_end_col, s.signature, s.doc,
+    c.start_col, f.id, f.hash, s.ord
+"""
+CHUNK_COLUMNS_NO_TEXT = _CHUNK_COLUMNS.format(text="NULL")
+CHUNK_COLUMNS = _CHUNK_COLUMNS.format(text="c.text")
+CHUNK_FROM = """
+    FROM kebab.chunks c JOIN kebab.files f ON f.id = c.file_id
+    LEFT JOIN kebab.symbols s ON s.id = c.symbol_id
+"""
+
+
+class TeamStoreError(StoreError):
+    """The team index cannot be reached, is missing, or is of another schema version; the
+    message says which and what to do."""
+
+
+class TeamStoreBusy(TeamStoreError):
+    """Another `kebab index` is writing this repository."""
+
+
+def safe_url(url: str) -> str:
+    """`url` without its password (in its user part or its query), for messages."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if parts.password is not None:
+        netloc = f"{parts.username or ''}:***@{netloc.rsplit('@', 1)[1]}"
+    query = "&".join(f"{k}=***" if k == "password" else f"{k}={v}"
+                     for k, v in parse_qsl(parts.query, keep_blank_values=True))
+    # Not urlunsplit: it drops the empty host of a socket URL (`postgresql:///db?host=...`).
+    return (f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+            + (f"#{parts.fragment}" if parts.fragment else ""))
+
+
+def connect(url: str) -> psycopg.Connection[Any]:
+    try:
+        return psycopg.connect(url, autocommit=True)
+    except psycopg.Error as exc:
+        raise TeamStoreError(f"cannot connect to the team index at {safe_url(url)}: "
+                             f"{str(exc).strip()}") from exc
+
+
+def _text(value: str) -> str:
+    """PostgreSQL text cannot hold NUL; U+FFFD keeps every column where it was."""
+    return value.replace("\0", "\ufffd") if "\0" in value else value
+
+
+def _filter_sql(filters: Filters) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    args: list[Any] = []
+    if filters.langs:
+        clauses.append("f.lang = ANY(%s)")
+        args.append(list(filters.langs))
+    if filters.kinds:
+        clauses.append("s.kind = ANY(%s)")
+        args.append(list(filters.kinds))
+    if filters.path_regex:
+        clauses.append("f.path ~ %s")
+        args.append(_NAMED_GROUP.sub("(?:", filters.path_regex))
+    return "".join(f" AND {c}" for c in clauses), args
+
+
+def _like(needle: str) -> str:
+    return "%" + re.sub(r"([\\%_])", r"\\\1", needle) + "%"
+
+
+class PgStore:
+    """One repository of a team index: `open` it with `create=True` to write (the schema is
+    made on first use), without to read."""
+
+    capabilities: Capabilities = POSTGRESQL
+    damage: str | None = None  # the database keeps its own integrity: nothing to repair here
+
+    def __init__(self, conn: psycopg.Connection[Any], url: str, repo: str) -> None:
+        self._conn = conn
+        self.url = url
+        self.repo = repo
+        self._lock = threading.RLock()
+        self._batch_depth = 0
+
+    @classmethod
+    def open(cls, url: str, repo: str, create: bool = False) -> PgStore:
+        check_repo(repo)
+        conn = connect(url)
+        try:
+            store = cls(conn, url, repo)
+            store._check_schema(create)
+            if create:
+                conn.execute("INSERT INTO kebab.repos(repo) VALUES (%s) ON CONFLICT DO NOTHING",
+                             (repo,))
+            return store
+        except BaseException:
+            conn.close()
+            raise
+
+    def _check_schema(self, create: bool) -> None:
+        conn = self._conn
+        try:
+            if create and not self._has_schema():
+                with conn.transaction():
+                    # Two first indexers at once: one creates, the other finds it made.
+                    conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_LOCK_SPACE,))
+                    if not self._has_schema():
+                        conn.execute(DDL)
+                        conn.execute(policies())
+                        conn.execute("INSERT INTO kebab.schema_version VALUES (%s)",
+                                     (PG_SCHEMA_VERSION,))
+            if not self._has_schema():
+                raise TeamStoreError(
+                    f"no team index at {safe_url(self.url)}: build one with `kebab index PATH "
+                    f"--store URL --repo {self.repo}`")
+            found = conn.execute("SELECT version FROM kebab.schema_version").fetchone()
+        except psycopg.Error as exc:
+            raise TeamStoreError(f"cannot open the team index at {safe_url(self.url)}: "
+                                 f"{str(exc).strip()}") from exc
+        if found is None or found[0] != PG_SCHEMA_VERSION:
+            raise TeamStoreError(
+                f"the team index at {safe_url(self.url)} has schema version "
+                f"{found[0] if found else 'unknown'}; this kebab reads version "
+                f"{PG_SCHEMA_VERSION}. Drop the `kebab` schema and index again")
+
+    def _has_schema(self) -> bool:
+        """Whether the schema is there, read from the catalog with this statement's snapshot:
+        `to_regclass` reads through a cache that need not have heard yet of a table another
+        session just created (two first indexers at once then both created it)."""
+        return self._conn.execute(
+            "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+            "ON n.oid = c.relnamespace WHERE n.nspname = 'kebab' "
+            "AND c.relname = 'schema_version'").fetchone() is not None
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # -- transactions ----------------------------------------------------------------------
+
+    def execute(self, query: str | sql.Composable, params: Sequence[Any] | None = None
+                ) -> psycopg.Cursor[Any]:
+        """One statement, its failures said in words a user can act on."""
+        try:
+            return self._conn.execute(query, params)  # type: ignore[arg-type]
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise TeamStoreError(f"the team index at {safe_url(self.url)} refused this role: "
+                                 f"{str(exc).strip()} (ask for `kebab grant`)") from exc
+        except psycopg.Error as exc:  # the connection dropped, a statement was cancelled, ...
+            raise TeamStoreError(f"the team index at {safe_url(self.url)} failed: "
+                                 f"{str(exc).strip()}") from exc
+
+    def _value(self, query: str, params: Sequence[Any]) -> Any:
+        """The first column of the one row `query` returns."""
+        row = self.execute(query, params).fetchone()
+        assert row is not None, query
+        return row[0]
+
+    def transaction(self) -> AbstractContextManager[Any]:
+        """A transaction for statements of the caller's own (grants), not a batch of files:
+        it changes no lexical version."""
+        return self._conn.transaction()
+
+    @contextmanager
+    def reading(self) -> Iterator[Any]:
+        """Several statements that must see one state: one repeatable-read transaction, so a
+        batch committed meanwhile is seen by all of them or none."""
+        with self._lock:
+            if self._conn.info.transaction_status != TransactionStatus.IDLE:
+                yield self._conn  # inside a batch or another read: that one's state
+                return
+            with self._conn.transaction():
+                self.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                yield self._conn
+
+    @contextmanager
+    def batch(self, large: bool = False) -> Iterator[None]:
+        """One transaction for many file writes; commits bump the repository's version."""
+        with self._lock, self._conn.transaction():
+            self._batch_depth += 1
+            try:
+                yield
+            finally:
+                self._batch_depth -= 1
+            self.execute("UPDATE kebab.repos SET lexical_version = lexical_version + 1, "
+                         "last_update = %s WHERE repo = %s", (time.time(), self.repo))
+
+    @contextmanager
+    def writer_lock(self) -> Iterator[None]:
+        """Held while a `kebab index` writes this repository: a second one refuses rather
+        than interleaving its batches (another repository is not held up)."""
+        key = (_LOCK_SPACE, self.repo)
+        got = self.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", key).fetchone()
+        if not got or not got[0]:
+            raise TeamStoreBusy(f"another `kebab index` is writing repository {self.repo!r} "
+                                f"at {safe_url(self.url)}; try again when it is done")
+        try:
+            yield
+        finally:
+            self.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", key)
+
+    def analyze(self) -> None:
+        """Refresh the planner's statistics after a large write: with none, it reads a fresh
+        repository through the `repo` index and filters every chunk, not through the GIN
+        index (10 ms instead of 1 for a 4,000-chunk repository)."""
+        self.execute("ANALYZE kebab.files, kebab.symbols, kebab.chunks")
+
+    # -- writes (IndexWriter) ----------------------------------------------------------------
+
+    def reset(self) -> None:
+        with self.batch():
+            self.execute("DELETE FROM kebab.files WHERE repo = %s", (self.repo,))
+            self.execute("DELETE FROM kebab.meta WHERE repo = %s", (self.repo,))
+
+    def file_states(self) -> dict[str, FileState]:
+        return {r[1]: FileState(r[0], r[1], r[2], r[3], r[4]) for r in self.execute(
+            "SELECT id, path, size, mtime_ns, hash FROM kebab.files WHERE repo = %s",
+            (self.repo,))}
+
+    def file_state(self, path: str) -> FileState | None:
+        r = self.execute("SELECT id, path, size, mtime_ns, hash FROM kebab.files "
+                         "WHERE repo = %s AND path = %s", (self.repo, path)).fetchone()
+        return FileState(r[0], r[1], r[2], r[3], r[4]) if r else None
+
+    def meta_value(self, key: str) -> str | None:
+        r = self.execute("SELECT value FROM kebab.meta WHERE repo = %s AND key = %s",
+                         (self.repo, key)).fetchone()
+        return str(r[0]) if r else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.execute("INSERT INTO kebab.meta(repo, key, value) VALUES (%s, %s, %s) "
+                     "ON CONFLICT (repo, key) DO UPDATE SET value = excluded.value",
+                     (self.repo, key, _text(value)))
+
+    def write_file(self, write: FileWrite) -> list[str]:
+        """Replace one file's rows; returns the chunk ids it had. Must run inside `batch()`."""
+        assert self._batch_depth, "write_file runs inside batch()"
+        old = self._delete_rows(write.path)
+        file_id = self._value(
+            "INSERT INTO kebab.files(repo, path, size, mtime_ns, hash, lang, is_test, "
+            "is_generated, text) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
+            (self.repo, write.path, write.size, write.mtime_ns, write.hash, write.lang,
+             write.is_test, write.is_generated, _text(write.text)))
+        symbol_ids = self._insert_symbols(file_id, write.extraction.symbols)
+        self._insert_chunks(file_id, write.path, write.extraction, symbol_ids)
+        self._insert_refs(file_id, write.extraction.refs)
+        return old
+
+    def _insert_symbols(self, file_id: int, symbols: Sequence[Symbol]) -> list[int]:
+        if not symbols:
+            return []
+        with self._conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO kebab.symbols(repo, file_id, ord, name, qualified_name, kind, "
+                "container, start_line, start_col, end_line, end_col, sel_start_line, "
+                "sel_start_col, sel_end_line, sel_end_col, signature, doc) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                [(self.repo, file_id, ord_, _text(s.name), _text(s.qualified_name), str(s.kind),
+                  _text(s.container) if s.container is not None else None,
+                  s.range.start_line, s.range.start_col, s.range.end_line, s.range.end_col,
+                  s.selection.start_line, s.selection.start_col, s.selection.end_line,
+                  s.selection.end_col, _text(s.signature), _text(s.doc))
+                 for ord_, s in enumerate(symbols)])
+        ids = dict(self.execute("SELECT ord, id FROM kebab.symbols WHERE file_id = %s",
+                                (file_id,)).fetchall())
+        return [ids[i] for i in range(len(symbols))]
+
+    def _insert_chunks(self, file_id: int, path: str, extraction: Extraction,
+                       symbol_ids: Sequence[int]) -> None:
+        rows: list[tuple[Any, ...]] = []
+        seen: set[str] = set()
+        for chunk in extraction.chunks:
+            cid = chunk.chunk_id(path)
+            if cid in seen:  # identical text at the same line: one row is enough
+                continue
+            seen.add(cid)
+            sym = extraction.symbols[chunk.symbol] if chunk.symbol is not None else None
+            rows.append((self.repo, cid, file_id,
+                         symbol_ids[chunk.symbol] if chunk.symbol is not None else None,
+                         str(chunk.kind), chunk.start_line, chunk.end_line, chunk.start_col,
+                         _text(chunk.context), _text(chunk.text), text_hash(chunk.text),
+                         _document(path, sym, chunk.context, chunk.text)))
+        if rows:
+            with self._conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO kebab.chunks(repo, chunk_id, file_id, symbol_id, kind, "
+                    "start_line, end_line, start_col, context, text, text_hash, tsv) "
+                    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::tsvector)", rows)
+
+    def _insert_refs(self, file_id: int, refs: Sequence[Ref]) -> None:
+        """COPY, not INSERT: a file has thousands of refs."""
+        if not refs:
+            return
+        with self._conn.cursor() as cur, cur.copy(
+                "COPY kebab.refs(repo, file_id, name, kind, receiver, start_line, start_col, "
+                "end_line, end_col, symbol_ord) FROM STDIN") as copy:
+            for r in refs:
+                copy.write_row((self.repo, file_id, _text(r.name), str(r.kind),
+                                _text(r.receiver) if r.receiver is not None else None,
+                                r.start_line, r.start_col, r.end_line, r.end_col, r.symbol))
+
+    def _delete_rows(self, path: str) -> list[str]:
+        ids = [r[0] for r in self.execute(
+            "SELECT c.chunk_id FROM kebab.chunks c JOIN kebab.files f ON f.id = c.file_id "
+            "WHERE f.repo = %s AND f.path = %s", (self.repo, path))]
+        self.execute("DELETE FROM kebab.files WHERE repo = %s AND path = %s", (self.repo, path))
+        return ids
+
+    def delete_file(self, path: str) -> list[str]:
+        """Drop a file's rows; returns its chunk ids. Must run inside `batch()`."""
+        assert self._batch_depth, "delete_file runs inside batch()"
+        return self._delete_rows(path)
+
+    def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
+        self.execute("UPDATE kebab.files SET size = %s, mtime_ns = %s "
+                     "WHERE repo = %s AND path = %s", (size, mtime_ns, self.repo, path))
+
+    def rename_file(self, old: str, new: str, size: int, mtime_ns: int) -> dict[str, str]:
+        """Move a file's rows to a new path without re-extracting it; chunk ids and the path
+        words in each chunk's tsvector follow. Returns old id -> new id."""
+        row = self.execute("UPDATE kebab.files SET path = %s, size = %s, mtime_ns = %s "
+                           "WHERE repo = %s AND path = %s RETURNING id",
+                           (new, size, mtime_ns, self.repo, old)).fetchone()
+        if row is None:
+            return {}
+        mapping: dict[str, str] = {}
+        for raw in self.execute(f"SELECT {CHUNK_COLUMNS} {CHUNK_FROM} WHERE c.file_id = %s",
+                                (row[0],)).fetchall():
+            chunk = chunk_from(raw)
+            assert chunk.text is not None
+            new_id = chunk_id_for(new, chunk.start_line, chunk.text)
+            mapping[chunk.chunk_id] = new_id
+            self.execute("UPDATE kebab.chunks SET chunk_id = %s, tsv = %s::tsvector WHERE id = %s",
+                         (new_id, _document(new, chunk.symbol, chunk.context, chunk.text),
+                     chunk.rowid))
+        return mapping
+
+    # -- reads (SearchStore) -----------------------------------------------------------------
+
+    def match_chunks(self, query: LexicalQuery, filters: Filters, limit: int,
+                     exclude: Iterable[int] = ()) -> list[ChunkRow]:
+        """Chunks matching `query`, best `ts_rank` first over every match (ties by path,
+        line, chunk id); a row's `rank` is `-ts_rank`, lower is better."""
+        tsq = self._tsquery(query)
+        if tsq is None:
+            return []
+        where, args = _filter_sql(filters)
+        excluded = sorted(set(exclude))
+        rank = ranking.rank_sql("c.tsv", "q.q")
+        rows = self.execute(
+            f"SELECT {CHUNK_COLUMNS_NO_TEXT}, {rank} AS r {CHUNK_FROM} "
+            "CROSS JOIN (SELECT %s::tsquery AS q) q "
+            f"WHERE c.repo = %s AND c.tsv @@ q.q AND NOT (c.id = ANY(%s)){where} "
+            "ORDER BY r DESC, f.path COLLATE \"C\", c.start_line, c.chunk_id COLLATE \"C\" "
+            "LIMIT %s",
+            (tsq, self.repo, excluded, *args, limit)).fetchall()
+        return [chunk_from(r, rank=-float(r[-1])) for r in rows]
+
+    def count_matches(self, query: LexicalQuery, filters: Filters) -> int:
+        tsq = self._tsquery(query)
+        if tsq is None:
+            return 0
+        where, args = _filter_sql(filters)
+        return int(self._value(
+            f"SELECT count(*) {CHUNK_FROM} WHERE c.repo = %s AND c.tsv @@ %s::tsquery{where}",
+            (self.repo, tsq, *args)))
+
+    def _tsquery(self, query: LexicalQuery) -> str | None:
+        if query.raw is not None:
+            raise TeamStoreError("the PostgreSQL store reads no raw FTS5 expression")
+        return lexemes.tsquery(query)
+
+    def files_containing(self, needle: str, filters: Filters) -> list[tuple[str, str, str]]:
+        """(path, lang, text) of every file whose text contains `needle` exactly, in path
+        order: pg_trgm's index narrows, LIKE confirms, and so does this process."""
+        where, args = _filter_sql(replace(filters, kinds=()))
+        rows = self.execute(
+            "SELECT f.path, f.lang, f.text FROM kebab.files f "
+            f"WHERE f.repo = %s AND f.text LIKE %s{where} ORDER BY f.path COLLATE \"C\"",
+            (self.repo, _like(_text(needle)), *args)).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows if needle in r[2]]
+
+    def chunks_at(self, path: str, line: int) -> list[ChunkRow]:
+        rows = self.execute(
+            f"SELECT {CHUNK_COLUMNS_NO_TEXT} {CHUNK_FROM} WHERE f.repo = %s AND f.path = %s "
+            "AND c.start_line <= %s AND c.end_line >= %s "
+            "ORDER BY c.end_line - c.start_line, c.start_line, c.chunk_id COLLATE \"C\"",
+            (self.repo, path, line, line)).fetchall()
+        return [chunk_from(r) for r in rows]
+
+    def with_texts(self, rows: Sequence[ChunkRow]) -> list[ChunkRow]:
+        ids = [r.rowid for r in rows if r.text is None]
+        texts: dict[int, str] = dict(self.execute(
+            "SELECT id, text FROM kebab.chunks WHERE id = ANY(%s)", (ids,)).fetchall()
+        ) if ids else {}
+        return [r if r.text is not None else replace(r, text=texts.get(r.rowid, ""))
+                for r in rows]
+
+    def chunks_by_ids(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRow]:
+        rows = self.execute(f"SELECT {CHUNK_COLUMNS_NO_TEXT} {CHUNK_FROM} "
+                            "WHERE c.repo = %s AND c.chunk_id = ANY(%s)",
+                            (self.repo, list(chunk_ids))).fetchall()
+        return {r[1]: chunk_from(r) for r in rows}
+
+    def ref_keys(self, name: str, filters: Filters, kinds: Sequence[str] = ()
+                 ) -> list[RefKey]:
+        """Every ref of `name` (exact, case-sensitive) of the `kinds` asked (all when none),
+        in files the filters allow and, with a kind filter, inside definitions of those
+        kinds; in no particular order (`search.usage` orders them)."""
+        where, args = _filter_sql(filters)
+        if kinds:
+            where += " AND r.kind = ANY(%s)"
+            args.append(list(kinds))
+        rows = self.execute(
+            "SELECT r.id, f.path, r.kind, r.start_line, r.start_col FROM kebab.refs r "
+            "JOIN kebab.files f ON f.id = r.file_id LEFT JOIN kebab.symbols s "
+            "ON s.file_id = r.file_id AND s.ord = r.symbol_ord "
+            f"WHERE r.repo = %s AND r.name = %s{where}", (self.repo, name, *args)).fetchall()
+        return [RefKey(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    def refs_by_rowid(self, rowids: Sequence[int]) -> dict[int, RefRow]:
+        """Refs by id, each with its file, enclosing definition and the smallest chunk
+        around its line."""
+        if not rowids:
+            return {}
+        rows = self.execute(
+            "SELECT r.id, f.path, f.lang, r.name, r.kind, r.receiver, r.start_line, "
+            "r.start_col, r.end_line, r.end_col, f.id, f.hash, "
+            "(SELECT c.chunk_id FROM kebab.chunks c WHERE c.file_id = r.file_id "
+            "AND c.start_line <= r.start_line AND c.end_line >= r.start_line "
+            "ORDER BY c.end_line - c.start_line, c.start_line, c.chunk_id COLLATE \"C\" "
+            f"LIMIT 1), s.ord, {SYMBOL_COLUMNS} FROM kebab.refs r "
+            "JOIN kebab.files f ON f.id = r.file_id LEFT JOIN kebab.symbols s "
+            "ON s.file_id = r.file_id AND s.ord = r.symbol_ord "
+            "WHERE r.repo = %s AND r.id = ANY(%s)", (self.repo, list(rowids))).fetchall()
+        out: dict[int, RefRow] = {}
+        for r in rows:
+            symbol = symbol_from(r[14:]) if r[14] is not None else None
+            out[r[0]] = RefRow(
+                rowid=r[0], path=r[1], lang=r[2], name=r[3], kind=r[4], receiver=r[5],
+                span=Span(r[6], r[7], r[8], r[9]), file_rowid=r[10], file_hash=r[11],
+                symbol=symbol, symbol_ord=r[13] if symbol is not None else None,
+                chunk_id=r[12])
+        return out
+
+    def file_by_path(self, path: str) -> FileRow | None:
+        r = self.execute("SELECT id, path, hash, lang FROM kebab.files "
+                         "WHERE repo = %s AND path = %s", (self.repo, path)).fetchone()
+        return FileRow(r[0], r[1], r[2], r[3]) if r else None
+
+    def file_text_of(self, file_rowid: int) -> str | None:
+        r = self.execute("SELECT text FROM kebab.files WHERE repo = %s AND id = %s",
+                         (self.repo, file_rowid)).fetchone()
+        return str(r[0]) if r else None
+
+    def symbols_of_file(self, file_rowid: int) -> list[tuple[int, Symbol]]:
+        return [(r[0], symbol_from(r[1:])) for r in self.execute(
+            f"SELECT s.ord, {SYMBOL_COLUMNS} FROM kebab.symbols s "
+            "WHERE s.repo = %s AND s.file_id = %s ORDER BY s.ord",
+            (self.repo, file_rowid)).fetchall()]
+
+    def imports_of(self, file_rowid: int, limit: int = 100) -> list[str]:
+        """The names a file imports, first occurrence first."""
+        rows = self.execute("SELECT name FROM kebab.refs WHERE repo = %s AND file_id = %s "
+                            "AND kind = 'import' ORDER BY start_line, start_col",
+                            (self.repo, file_rowid)).fetchall()
+        return list(dict.fromkeys(r[0] for r in rows))[:limit]
+
+    def all_symbols(self) -> list[SymbolRow]:
+        """Every definition of the repository, for the workspace-symbol matcher."""
+        rows = self.execute(
+            f"SELECT s.id, f.path, f.is_test, {SYMBOL_COLUMNS} FROM kebab.symbols s "
+            "JOIN kebab.files f ON f.id = s.file_id WHERE f.repo = %s "
+            "ORDER BY f.path COLLATE \"C\", s.ord",
+            (self.repo,)).fetchall()
+        return [SymbolRow(r[0], r[1], bool(r[2]), symbol_from(r[3:])) for r in rows]
+
+    def bm25_extension(self) -> str | None:
+        """A BM25 extension the database offers; reported, not used (`ranking`)."""
+        return ranking.bm25_extension(self.execute)
+
+    def stats(self) -> Stats:
+        def count(table: str) -> int:
+            return int(self._value(f"SELECT count(*) FROM kebab.{table} WHERE repo = %s",
+                                   (self.repo,)))
+
+        repo = self.execute("SELECT lexical_version, last_update FROM kebab.repos WHERE repo = %s",
+                            (self.repo,)).fetchone()
+        langs = dict(self.execute("SELECT lang, count(*) FROM kebab.files WHERE repo = %s "
+                                  "GROUP BY lang ORDER BY lang COLLATE \"C\"",
+                                  (self.repo,)).fetchall())
+        return Stats(files=count("files"), symbols=count("symbols"), chunks=count("chunks"),
+                     schema_version=PG_SCHEMA_VERSION,
+                     lexical_version=int(repo[0]) if repo else 0,
+                     last_update=float(repo[1]) if repo and repo[1] is not None else None,
+                     langs={str(k): int(v) for k, v in langs.items()})
+
+    def lexical_version(self) -> int:
+        row = self.execute("SELECT lexical_version FROM kebab.repos WHERE repo = %s",
+                           (self.repo,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def problems(self) -> list[str]:
+        return []
+
+
+def _document(path: str, sym: Symbol | None, context: str, body: str) -> str:
+    names = f"{sym.name} {sym.qualified_name}" if sym else context
+    return lexemes.document(names, path, context, body)

@@ -1,0 +1,138 @@
+"""What a store must do to be indexed into and searched, so that the embedded SQLite index and a
+team index on PostgreSQL (`indexing.postgres`) are two backends of one interface.
+
+Two halves, because their callers differ: the indexer writes through `IndexWriter` (a
+hash-diff plan, then batches of whole files); lexical and exact-text search and the
+workspace-symbol matcher read through `SearchStore`, usage answers through `RefStore`, grouped
+answers through `FileFacts`.
+Neither names a table or an engine's syntax: queries arrive as `LexicalQuery`, rows leave as
+`ChunkRow`, `SymbolRow` and `RefRow`. What a backend cannot do it says in its `Capabilities`,
+so a request it cannot serve fails with a reason instead of quietly becoming another request.
+
+The SQLite `Store` has more than this (the lookups by handle, the change log, the embedding
+cache, damage repair); those stay its own until a second backend needs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from indexing.filters import Filters
+from indexing.lexical_query import LexicalQuery
+from indexing.records import Symbol
+from indexing.store.catalog import FileState, Stats
+from indexing.store.refs import FileRow, RefKey, RefRow
+from indexing.store.rows import ChunkRow, SymbolRow
+from indexing.store.writes import FileWrite
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a backend can answer, and how its scores read. A score is only comparable with
+    another of the same backend and kind: `meta.score` names both."""
+
+    backend: str  # "sqlite" or "postgresql"
+    #: The raw lexical score's kind, before search normalizes it into [0, 1).
+    score_kind: str
+    #: The syntax of a raw query (a query in single quotes), or None when it takes none.
+    raw_syntax: str | None
+    #: Uses of names (the `usage` intent, `kebab/references`).
+    refs: bool
+    #: Vectors beside the store (the `vector` and `hybrid` modes).
+    vectors: bool
+
+
+SQLITE = Capabilities(backend="sqlite", score_kind="bm25_normalized", raw_syntax="fts5",
+                      refs=True, vectors=True)
+
+
+class IndexWriter(Protocol):
+    """What `Indexer` writes through: file states to plan against, and batches of whole
+    files (all of a batch lands, or none of it)."""
+
+    def reset(self) -> None: ...
+
+    def file_states(self) -> dict[str, FileState]: ...
+
+    def file_state(self, path: str) -> FileState | None: ...
+
+    def meta_value(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str) -> None: ...
+
+    def batch(self, large: bool = False) -> AbstractContextManager[None]: ...
+
+    def write_file(self, write: FileWrite) -> list[str]: ...
+
+    def delete_file(self, path: str) -> list[str]: ...
+
+    def touch_file(self, path: str, size: int, mtime_ns: int) -> None: ...
+
+    def rename_file(self, old: str, new: str, size: int, mtime_ns: int) -> dict[str, str]: ...
+
+
+class SearchStore(Protocol):
+    """What lexical and exact-text search read. Filters apply before any limit, every order
+    is total (ties by path, line, chunk id), and `count_matches` is exact."""
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    @property
+    def damage(self) -> str | None: ...
+
+    def reading(self) -> AbstractContextManager[Any]: ...
+
+    def match_chunks(self, query: LexicalQuery, filters: Filters, limit: int,
+                     exclude: Iterable[int] = ()) -> list[ChunkRow]: ...
+
+    def count_matches(self, query: LexicalQuery, filters: Filters) -> int: ...
+
+    def files_containing(self, needle: str, filters: Filters) -> list[tuple[str, str, str]]: ...
+
+    def chunks_at(self, path: str, line: int) -> list[ChunkRow]: ...
+
+    def with_texts(self, rows: Sequence[ChunkRow]) -> list[ChunkRow]: ...
+
+    def chunks_by_ids(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRow]: ...
+
+    def all_symbols(self) -> list[SymbolRow]: ...
+
+    def stats(self) -> Stats: ...
+
+    def lexical_version(self) -> int: ...
+
+    def meta_value(self, key: str) -> str | None: ...
+
+    def problems(self) -> list[str]: ...
+
+
+@runtime_checkable
+class RefStore(SearchStore, Protocol):
+    """A store that also holds uses of names: what usage answers (`who calls X`,
+    `kebab/references`) read. Every ref of a name is listed, so their count is exact."""
+
+    def ref_keys(self, name: str, filters: Filters, kinds: Sequence[str] = ()
+                 ) -> list[RefKey]: ...
+
+    def refs_by_rowid(self, rowids: Sequence[int]) -> dict[int, RefRow]: ...
+
+
+class FileFacts(Protocol):
+    """What a grouped answer (`group: true`) shows of a file: its row, its text (for the doc
+    at its top), its definitions and what it imports."""
+
+    def file_by_path(self, path: str) -> FileRow | None: ...
+
+    def file_text_of(self, file_rowid: int) -> str | None: ...
+
+    def symbols_of_file(self, file_rowid: int) -> list[tuple[int, Symbol]]: ...
+
+    def imports_of(self, file_rowid: int, limit: int = 100) -> list[str]: ...
+
+
+class IndexStore(IndexWriter, SearchStore, Protocol):
+    """Both halves: a backend `kebab index` builds and `kebab search` reads."""

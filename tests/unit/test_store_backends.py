@@ -1,0 +1,256 @@
+"""One behavioural suite, run on both backends of the store interface: the embedded SQLite
+index and a repository of a team index on a real PostgreSQL server. Writes, incremental
+updates, lexical and exact-text search, filters, snippets and recall meta must come out the
+same way whichever store answers."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.postgres_server import OWNER, PgCluster
+from indexing.filters import Filters
+from indexing.indexer import IndexSummary
+from indexing.postgres.team_index import index_repository
+from indexing.settings import Settings
+from kebab_lsp.team import TeamWorkspace
+from kebab_lsp.workspace import Workspace
+from search.engine import Searcher
+from search.grouping import group
+from search.symbols import SymbolMatcher
+from search.types import SearchRequest, SearchResult
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+
+
+@dataclass
+class Backend:
+    """A tree indexed into one backend, and its searcher."""
+
+    name: str
+    root: Path
+    searcher: Searcher
+    reindex: Any  # () -> IndexSummary
+    store: Any
+
+    def search(self, query: str, **kw: Any) -> SearchResult:
+        kw.setdefault("mode", "lexical")
+        return self.searcher.search(SearchRequest(query=query, **kw))
+
+
+def _open(kind: str, root: Path, tmp_path: Path, request: pytest.FixtureRequest
+          ) -> Iterator[Backend]:
+    settings = Settings(index_dir=str(tmp_path / "index-cache"), workers=1, embed=False)
+    if kind == "sqlite":
+        ws = Workspace(root, settings)
+        ws.indexer.index()
+        yield Backend(kind, root, ws.searcher, ws.indexer.index, ws.store)
+        ws.close()
+        return
+    cluster: PgCluster = request.getfixturevalue("pg_cluster")
+    url = cluster.url(request.getfixturevalue("pg_database"), OWNER)
+
+    def reindex() -> IndexSummary:
+        return index_repository(root, url, "sample", settings)
+
+    reindex()
+    team = TeamWorkspace(url, "sample", settings, root)
+    yield Backend(kind, root, team.searcher, reindex, team.store)
+    team.close()
+
+
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "sample_repo", root)
+    yield from _open(request.param, root, tmp_path, request)
+
+
+@pytest.fixture(params=BACKENDS)
+def wide(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    """60 files that each define a `widget_N` and mention widgets: more matches than a
+    definition query's candidate window (50)."""
+    root = tmp_path / "wide"
+    root.mkdir()
+    for i in range(60):
+        (root / f"w{i:02}.py").write_text(
+            f"def widget_{i}():\n    \"\"\"Make widget number {i}.\"\"\"\n    return {i}\n")
+    yield from _open(request.param, root, tmp_path, request)
+
+
+def titles(result: SearchResult) -> list[str]:
+    return [h.title for h in result.hits]
+
+
+def test_identifier_parts_match_across_styles(backend: Backend) -> None:
+    found = {h.symbol for h in backend.search("user by id", k=50).hits if h.symbol}
+    assert {"get_user_by_id", "getUserById", "GetUserByID"} <= found
+
+
+def test_the_definition_named_ranks_first(backend: Backend) -> None:
+    assert titles(backend.search("getUserById"))[0] == "getUserById"
+    assert titles(backend.search("Handler"))[0] == "server.Handler"
+
+
+def test_citation_and_snippet_highlight(backend: Backend) -> None:
+    hit = backend.search("get_user_by_id").hits[0]
+    assert hit.path == "src/users/store.py"
+    assert (hit.span.start_line, hit.span.start_col, hit.span.end_line, hit.span.end_col) == (
+        11, 8, 11, 22)
+    marked = {hit.snippet.text[a:b].lower() for a, b in hit.snippet.highlights}
+    assert "get_user_by_id" in marked
+
+
+def test_all_terms_first_then_any_term_fill_with_a_warning(backend: Backend) -> None:
+    result = backend.search("installer getUserById", k=10)
+    assert result.meta.query_plan == "and+or_fill"
+    assert any("every term" in w for w in result.meta.warnings)
+    assert {"getUserById"} <= set(titles(result))
+
+
+def test_exact_text_matches_grep(backend: Backend) -> None:
+    needle = "user_id"
+    expected = sorted(p.relative_to(backend.root).as_posix() for p in backend.root.rglob("*")
+                      if p.is_file() and needle in p.read_text(errors="replace"))
+    result = backend.search(f'"{needle}"', k=50)
+    assert sorted({h.path for h in result.hits}) == expected
+    assert result.meta.total_matches == len(expected)
+    assert result.meta.score["kind"] == "exact_occurrences"
+    assert all(h.retrieval.exact for h in result.hits)
+    hit = result.hits[0]
+    line = (backend.root / hit.path).read_text().split("\n")[hit.span.start_line]
+    assert line[hit.span.start_col : hit.span.end_col] == needle
+
+
+def test_exact_text_is_case_and_character_exact(backend: Backend) -> None:
+    assert backend.search('"USER_ID"').hits == []
+    assert backend.search('"user_%"').hits == []  # LIKE's wildcards are characters here
+
+
+def test_filters_apply_before_the_limit(backend: Backend) -> None:
+    result = backend.search("user", k=2, filters=Filters(langs=("go",)))
+    assert result.hits and {h.lang for h in result.hits} == {"go"}
+    unfiltered = backend.search("user", k=500)
+    assert result.meta.total_matches == sum(h.lang == "go" for h in unfiltered.hits)
+    globbed = backend.search("user", k=50, filters=Filters(path_glob="src/**"))
+    assert globbed.hits and all(h.path.startswith("src/") for h in globbed.hits)
+    named = backend.search("user", k=50, filters=Filters(path_glob="*.ts"))
+    assert named.hits and all(h.path.endswith(".ts") for h in named.hits)
+    kinds = backend.search("user", k=50, filters=Filters(kinds=("class",)))
+    assert kinds.hits and all(h.kind == "class" for h in kinds.hits)
+
+
+def test_a_ranking_over_every_match_says_so(backend: Backend) -> None:
+    everything = backend.search("user", k=500)
+    result = backend.search("user", k=2)
+    meta = result.meta
+    assert meta.total_matches == everything.meta.total_matches == len(everything.hits) > 2
+    assert meta.recall == {"complete": True, "ranking_scope": "all_matches", "truncated": True}
+    assert meta.count_accuracy == "exact"
+    assert meta.score["direction"] == "higher_is_better"
+    assert all(0.0 <= h.score < 1.0 for h in everything.hits)
+
+
+def test_a_ranking_over_a_candidate_window_says_so(wide: Backend) -> None:
+    result = wide.search("widget", mode="auto", k=1)  # a definition query: window of 50
+    meta = result.meta
+    assert meta.intent == {"name": "definition", "rule": "identifier"}
+    assert meta.recall["complete"] is False
+    assert meta.recall["ranking_scope"] == "candidate_window"
+    assert meta.total_matches == 60 and meta.count_accuracy == "exact"  # counted apart
+
+
+def test_scores_name_their_backend_and_kind(backend: Backend) -> None:
+    score = backend.search("user").meta.score
+    if backend.name == "sqlite":
+        assert score == {"kind": "bm25_normalized", "direction": "higher_is_better"}
+    else:
+        assert score == {"kind": "ts_rank_normalized", "direction": "higher_is_better",
+                         "backend": "postgresql"}
+
+
+def test_incremental_updates(backend: Backend) -> None:
+    store_py = backend.root / "src/users/store.py"
+    assert backend.reindex().unchanged == 6
+    store_py.write_text(store_py.read_text().replace("get_user_by_id", "fetch_member"))
+    (backend.root / "docs/guide.md").unlink()
+    (backend.root / "server/handler.go").rename(backend.root / "server/routes.go")
+    summary = backend.reindex()
+    assert (summary.changed, summary.deleted, summary.renamed) == (1, 1, 1)
+    assert "UserStore.fetch_member" in titles(backend.search("fetch_member"))
+    assert all(h.path != "src/users/store.py" for h in backend.search("get_user_by_id").hits)
+    assert backend.search('"installer"').hits == []  # only docs/guide.md said it
+    assert {h.path for h in backend.search("GetUserByID").hits} >= {"server/routes.go"}
+    assert all(h.path != "server/handler.go" for h in backend.search("Handler", k=50).hits)
+    assert backend.store.stats().files == 5
+
+
+def test_each_write_batch_bumps_the_lexical_version(backend: Backend) -> None:
+    before = backend.store.stats()
+    version = backend.store.lexical_version()
+    (backend.root / "notes.txt").write_text("a new note about gizmos\n")
+    summary = backend.reindex()
+    assert summary.changed == 1 and backend.store.lexical_version() > version
+    assert titles(backend.search("gizmos"))
+    assert backend.store.stats().files == before.files
+
+
+def test_workspace_symbols_from_either_store(backend: Backend) -> None:
+    matcher = SymbolMatcher(backend.store.all_symbols())
+    assert len(matcher) == 14
+    found = matcher.match("gubi")
+    assert {m.row.symbol.name for m in found.items} == {
+        "getUserById", "GetUserByID", "get_user_by_id", "test_get_user_by_id"}
+    assert found.items[-1].row.path == "tests/test_store.py"  # test paths last
+    assert [m.row.symbol.qualified_name for m in matcher.match("UserStore").items][:1] == [
+        "UserStore"]
+
+
+def _usages(result: SearchResult) -> list[tuple[str, int, int, str, str]]:
+    return [(h.path, h.span.start_line, h.span.start_col, (h.ref or {})["kind"], h.title)
+            for h in result.hits]
+
+
+def test_usages_are_every_ref_of_the_name_calls_first(backend: Backend) -> None:
+    calls = backend.search("who calls get_user_by_id", mode="auto")
+    assert calls.meta.intent == {"name": "usage", "rule": "who calls X"}
+    assert _usages(calls) == [("tests/test_store.py", 6, 17, "call", "test_get_user_by_id")]
+    used = backend.search("where is UserStore used", mode="auto")
+    assert _usages(used) == [("tests/test_store.py", 4, 12, "call", "test_get_user_by_id"),
+                             ("tests/test_store.py", 0, 24, "import", "tests/test_store.py:1")]
+    refs = backend.search("references to user_id", mode="auto", k=3)
+    assert refs.meta.total_matches == 4 and refs.meta.count_accuracy == "exact"
+    assert refs.meta.recall == {"complete": True, "ranking_scope": "all_matches",
+                                "truncated": True}
+    assert [u[:4] for u in _usages(refs)] == [("src/users/store.py", 11, 29, "identifier"),
+                                              ("src/users/store.py", 13, 31, "identifier"),
+                                              ("src/users/store.py", 15, 23, "identifier")]
+    inside = backend.search("references to user_id", mode="auto",
+                            filters=Filters(kinds=("method",)))
+    assert inside.meta.total_matches == 4
+    assert backend.search("references to user_id", mode="auto",  # innermost: the methods
+                          filters=Filters(kinds=("class",))).meta.total_matches == 0
+    assert backend.search("references to user_id", mode="auto",
+                          filters=Filters(langs=("go",))).meta.total_matches == 0
+
+
+def test_grouped_answers_show_each_files_facts(backend: Backend) -> None:
+    result = backend.search("user", k=50)
+    grouped = group(result.hits, lambda root: backend.store)
+    files = {f.path: (f.lang, f.doc, f.imports, [s.name for _, s in f.defines], f.hits)
+             for f in grouped.files}
+    assert files["src/users/store.py"] == (
+        "python", "User storage backed by a dictionary.", [], ["MAX_USERS", "UserStore"], 5)
+    assert files["tests/test_store.py"] == (
+        "python", "", ["users", "store", "UserStore"], ["test_get_user_by_id"], 2)
+    assert files["web/api.ts"][1:] == ("Fetch a user record from the HTTP API.", [],
+                                       ["getUserById", "User", "UserId"], 3)
+    assert len(grouped.definitions) + len(grouped.blocks) == len(result.hits)

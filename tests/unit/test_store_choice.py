@@ -1,0 +1,40 @@
+"""Choosing a store (`indexing.store_choice`) and naming one in messages: no server needed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from indexing.postgres.store import safe_url
+from kebab_lsp.cli import main
+
+
+def test_store_and_repo_go_together() -> None:
+    with pytest.raises(SystemExit, match="--store postgresql"):
+        main(["search", "x", "--repo", "app"])
+    with pytest.raises(SystemExit, match="--repo NAME"):
+        main(["search", "x", "--store", "postgresql:///db"])
+    with pytest.raises(SystemExit, match="sqlite or a postgresql:// URL"):
+        main(["search", "x", "--store", "mysql://db", "--repo", "app"])
+    with pytest.raises(SystemExit, match="invalid repository name"):
+        main(["search", "x", "--store", "postgresql:///db", "--repo", "../etc"])
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("postgresql://ci:s3cret@db:5432/code", "postgresql://ci:***@db:5432/code"),
+    ("postgresql:///code?host=/run/pg&user=ci&password=s3cret",
+     "postgresql:///code?host=/run/pg&user=ci&password=***"),
+    ("postgresql://ci@db/code?sslmode=require", "postgresql://ci@db/code?sslmode=require"),
+])
+def test_messages_never_show_a_password(url: str, shown: str) -> None:
+    assert safe_url(url) == shown
+
+
+def test_an_unreachable_team_index_is_one_line_not_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"postgresql:///code?host={tmp_path}&user=ci&password=s3cret"
+    assert main(["search", "x", "--store", url, "--repo", "app"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("kebab: cannot connect to the team index at ")
+    assert "s3cret" not in err and "Traceback" not in err
