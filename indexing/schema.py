@@ -30,11 +30,14 @@ from indexing.text import FTS_TOKENIZER
 # 11: refs packed: one value per file (`ref_files`) and a (name, file) row per name it holds
 #    (`ref_names`), instead of a row per ref with indexes on name and file. On Django the refs
 #    shrink from 94 MB of a 161 MB index to 16 MB of 83 MB (store/refs.py).
-SCHEMA_VERSION = 11
+# 12: `chunks_fts` gains `calls` and `strings`: the names a chunk calls and the string
+#     literals it spells, read off its refs and moved out of `body` (`indexing.token_facts`).
+SCHEMA_VERSION = 12
 
 # Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
-# order of `chunks_fts`: names, parts, path, body).
-FTS_WEIGHTS = (10.0, 4.0, 2.0, 1.0)
+# order of `chunks_fts`: names, parts, path, body, calls, strings). Calls and strings are
+# tokens moved out of the body (`indexing.token_facts`), so they weigh what the body does.
+FTS_WEIGHTS = (10.0, 4.0, 2.0, 1.0, 1.0, 1.0)
 
 DDL = f"""
 CREATE TABLE IF NOT EXISTS meta(
@@ -98,7 +101,7 @@ CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 -- Without it, deleting a symbol scans every chunk for the ON DELETE SET NULL reference.
 CREATE INDEX IF NOT EXISTS chunks_symbol ON chunks(symbol_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    names, parts, path, body,
+    names, parts, path, body, calls, strings,
     tokenize="{FTS_TOKENIZER}",
     content='', contentless_delete=1
 );

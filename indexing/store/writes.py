@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from indexing.chunking import split_lines
-from indexing.records import Extraction, Symbol, chunk_id_for, text_hash
+from indexing.records import Extraction, Ref, Symbol, chunk_id_for, text_hash
 from indexing.store.changes import ChangeLog
-from indexing.store.refs import DamagedRefs, PackedRefs, delete_refs, insert_refs
+from indexing.store.refs import DamagedRefs, PackedRefs, delete_refs, insert_refs, unpack_refs
 from indexing.store.rows import CHUNK_COLUMNS, CHUNK_FROM, chunk_from
 from indexing.store.texts import Packed, chunk_text_to_store, pack_text
 from indexing.text import identifier_parts, path_terms
+from indexing.token_facts import TokenFacts
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +108,7 @@ class Writes(ChangeLog):
         lines: list[str],
     ) -> None:
         seen: set[str] = set()
+        facts = TokenFacts(extraction.refs)
         for chunk in extraction.chunks:
             cid = chunk.chunk_id(path)
             if cid in seen:  # identical text at the same line: one row is enough
@@ -122,16 +124,20 @@ class Writes(ChangeLog):
                  chunk_text_to_store(chunk.text, lines, chunk.start_line, chunk.end_line),
                  text_hash(chunk.text)),
             )
-            self._insert_fts(self.conn.last_insert_rowid(), path, sym, chunk.context, chunk.text)
+            self._insert_fts(self.conn.last_insert_rowid(), path, sym, chunk.context, chunk.text,
+                             facts, chunk.start_line, chunk.start_col)
 
     def _insert_fts(
-        self, rowid: int, path: str, sym: Symbol | None, context: str, body: str
+        self, rowid: int, path: str, sym: Symbol | None, context: str, text: str,
+        facts: TokenFacts, start_line: int, start_col: int,
     ) -> None:
         names = f"{sym.name} {sym.qualified_name}" if sym else context
-        parts = identifier_parts(f"{names} {body}")
+        parts = identifier_parts(f"{names} {text}")
+        body, calls, strings = facts.split(text, start_line, start_col)
         self.conn.execute(
-            "INSERT INTO chunks_fts(rowid, names, parts, path, body) VALUES (?,?,?,?,?)",
-            (rowid, names, parts, path_terms(path), body),
+            "INSERT INTO chunks_fts(rowid, names, parts, path, body, calls, strings) "
+            "VALUES (?,?,?,?,?,?,?)",
+            (rowid, names, parts, path_terms(path), body, calls, strings),
         )
 
     def _delete_rows(self, path: str) -> list[str]:
@@ -182,6 +188,7 @@ class Writes(ChangeLog):
         chunks = conn.execute(
             f"SELECT {CHUNK_COLUMNS} {CHUNK_FROM} WHERE c.file_id=?", (file_id,)
         ).fetchall()
+        facts = TokenFacts(self._stored_refs(file_id))
         for raw in chunks:
             chunk = chunk_from(raw)
             assert chunk.text is not None  # CHUNK_COLUMNS reads it
@@ -189,5 +196,20 @@ class Writes(ChangeLog):
             mapping[chunk.chunk_id] = new_id
             conn.execute("UPDATE chunks SET chunk_id=? WHERE id=?", (new_id, chunk.rowid))
             conn.execute("DELETE FROM chunks_fts WHERE rowid=?", (chunk.rowid,))
-            self._insert_fts(chunk.rowid, new, chunk.symbol, chunk.context, chunk.text)
+            self._insert_fts(chunk.rowid, new, chunk.symbol, chunk.context, chunk.text, facts,
+                             chunk.start_line, chunk.start_col)
         return mapping
+
+    def _stored_refs(self, file_id: int) -> list[Ref]:
+        """A file's refs as stored, in position order."""
+        row = self.conn.execute("SELECT refs FROM ref_files WHERE file_id=?",
+                                (file_id,)).fetchone()
+        if row is None:
+            return []
+        try:
+            found = unpack_refs(row[0])
+        except DamagedRefs as exc:
+            raise self.damaged_read(str(exc)) from exc
+        return sorted((Ref(name, kind, line, col, end_line, end_col, symbol, receiver)
+                       for name, kind, receiver, line, col, end_line, end_col, symbol in found),
+                      key=lambda r: (r.start_line, r.start_col))
