@@ -293,8 +293,10 @@ async def status(ls: KebabServer, params: Any = None) -> dict[str, Any]:
     folders = ls.session.folders()
     listed = await ls.run_query(lambda stop: [folder_status_wire(f) for f in folders])
     # Read after the folder stats: a job finishing in between then shows as not building
-    # with final counts, never as idle with stale ones.
-    return {"folders": listed, "building": ls.session.runtime.building}
+    # with final counts, never as idle with stale ones; and a folder that was building when
+    # it was read keeps the answer building, so the two never disagree.
+    building = ls.session.runtime.building or any(f["building"] for f in listed)
+    return {"folders": listed, "building": building}
 
 
 def reindex(ls: KebabServer, *args: Any) -> dict[str, Any]:
