@@ -308,7 +308,14 @@ def team_store_section(r: dict[str, Any]) -> Lines:
             out.append(f"| {label} {stat[:3]} ms | {spread(sq[kind][stat])} | "
                        f"{spread(pg[kind][stat])} | "
                        f"{ratio_spread(per_pass_ratio(pg[kind], sq[kind], stat))} |")
-    out += ["", f"Load average (1 min) at the start of each cold index pass: "
+    out += [""]
+    agree = lat.get("exact_agreement")
+    if agree:
+        out += [f"Exact text is grep's on both backends: the same lines (up to {agree['k']} "
+                f"hits) for **{agree['same']} of {agree['queries']}** queries"
+                + (f"; differing: {'; '.join(agree['differ'])}" if agree["differ"] else "")
+                + "."]
+    out += [f"Load average (1 min) at the start of each cold index pass: "
             f"{loads(index.get('pass_load'))}.", ""]
     c = t.get("concurrent")
     if c:

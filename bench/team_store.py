@@ -45,6 +45,7 @@ from indexing.settings import Settings
 BACKENDS = ("sqlite", "postgresql")
 KINDS = ("words", "exact")
 WARMUP = 3  # untimed searches before each timed run: connection caches, prepared statements
+AGREE_K = 100  # hits compared per exact query: every line of a distinctive one
 BARRIER_TIMEOUT_S = 300.0  # a client that never arrives is a failed step, not a hung bench
 
 
@@ -56,10 +57,23 @@ def corpus_named(key: str) -> Corpus:
                      f"{', '.join(c.key for c in (*corpora.CORPORA, *corpora.EVAL_CORPORA))}")
 
 
-def _search(searcher: Any, query: str) -> None:
-    from search.types import SearchRequest
+def _search(searcher: Any, query: str, k: int | None = None) -> Any:
+    from search.types import DEFAULT_K, SearchRequest
 
-    searcher.search(SearchRequest(query, mode="lexical"))
+    return searcher.search(SearchRequest(query, mode="lexical", k=k or DEFAULT_K))
+
+
+def exact_agreement(searchers: dict[str, Any], exact: list[str]) -> dict[str, Any]:
+    """Exact text is grep's on both backends, so both must find the same lines: the queries
+    whose (path, line) sets differ, untimed. A fast wrong answer is not a figure."""
+    differ = []
+    for query in exact:
+        found = [{(h.path, h.span.start_line) for h in _search(searchers[b], query, AGREE_K).hits}
+                 for b in BACKENDS]
+        if found[0] != found[1]:
+            differ.append(query)
+    return {"queries": len(exact), "same": len(exact) - len(differ), "differ": differ[:5],
+            "k": AGREE_K}
 
 
 def _timed(searcher: Any, queries: list[str]) -> list[float]:
@@ -95,14 +109,29 @@ def _cold_indexes(tree: Path, url: str, scratch: Path, passes: int) -> dict[str,
         local.close()
         if i:
             shutil.rmtree(sqlite_root(scratch, i), ignore_errors=True)
+        empty_repository(url, repo_name(i))
         started = time.perf_counter()
         team = index_repository(tree, url, repo_name(i), settings)
         seconds["postgresql"].append(time.perf_counter() - started)
         files["postgresql"] = team.new
+        if i:
+            empty_repository(url, repo_name(i))
     index = {b: {"files": files[b], "seconds": values_figure(seconds[b]),
                  "files_per_s": values_figure([files[b] / s for s in seconds[b]])}
              for b in BACKENDS}
     return {**index, "pass_load": pass_load}
+
+
+def empty_repository(url: str, repo: str) -> None:
+    """No rows of `repo`: a cold index starts from none, and a database given with `--store`
+    keeps none of the bench's repositories after it."""
+    from indexing.postgres.store import PgStore
+
+    store = PgStore.open(url, repo, create=True)
+    try:
+        store.reset()
+    finally:
+        store.close()
 
 
 def sqlite_root(scratch: Path, i: int) -> Path:
@@ -126,6 +155,7 @@ def latency(tree: Path, url: str, scratch: Path, words: list[str], exact: list[s
     runs: dict[str, dict[str, list[list[float]]]] = {b: {k: [] for k in KINDS} for b in BACKENDS}
     pass_load = []
     try:
+        agreement = exact_agreement(searchers, exact)
         for _ in range(passes):
             pass_load.append(load())
             for backend in BACKENDS:
@@ -135,7 +165,7 @@ def latency(tree: Path, url: str, scratch: Path, words: list[str], exact: list[s
         team.close()
         local.close()
     return {**{b: {k: figure(runs[b][k]) for k in KINDS} for b in BACKENDS},
-            "pass_load": pass_load}
+            "pass_load": pass_load, "exact_agreement": agreement}
 
 
 def _client(url: str, queries: list[str], passes: int, seconds: float, barrier: Any,
@@ -225,6 +255,7 @@ def run(tree: Path, url: str, passes: int, cold_passes: int, clients: int, secon
         return report
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        empty_repository(url, repo_name(0))
 
 
 def _server_version(url: str) -> str:

@@ -248,7 +248,9 @@ def team_store_result() -> dict[str, Any]:
                     "postgresql": {"words": passes(ms(*range(2, 42, 2)), ms(*range(2, 42, 2)),
                                                    ms(*range(3, 63, 3))),
                                    "exact": passes(fast(), fast(), fast())},
-                    "pass_load": [1.5, 1.6, 1.7]},
+                    "pass_load": [1.5, 1.6, 1.7],
+                    "exact_agreement": {"queries": 20, "same": 19, "differ": ["a = b(c)"],
+                                        "k": 100}},
         "concurrent": {"clients": 20, "seconds": 10.0,
                        "latency": passes(ms(*range(10, 30)), ms(*range(11, 31)),
                                          ms(*range(12, 32))),
@@ -274,6 +276,7 @@ def test_team_store_section_shows_both_backends_side_by_side() -> None:
     # PostgreSQL's words take twice (one pass three times) as long as SQLite's, pass by pass.
     assert "| words p50 ms | 10.0 | 20.0 (20.0–30.0) | 2.00× (2.00–3.00×) |" in md
     assert "| exact text p95 ms | 19.0 | 19.0 | 1.00× |" in md
+    assert "the same lines (up to 100 hits) for **19 of 20** queries; differing: a = b(c)." in md
     assert "### 20 clients at once against one PostgreSQL" in md
     assert ("| 20 | 4,000, 3,800, 4,100 | 400.0 (380.0–410.0) | 20.0 (19.0–21.0) | "
             "29.0 (28.0–30.0) | 30.0 (29.0–31.0) |") in md
