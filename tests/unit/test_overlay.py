@@ -1,0 +1,24 @@
+"""Which files of a checkout the team index may answer for, and which the local index must."""
+
+from __future__ import annotations
+
+from indexing.store.catalog import FileState
+from search.overlay import Changes
+
+
+def states(**hashes: str) -> dict[str, FileState]:
+    return {f"{name}.py": FileState(i, f"{name}.py", 1, 1, h)
+            for i, (name, h) in enumerate(hashes.items())}
+
+
+def test_edited_added_and_deleted_files() -> None:
+    team = states(same="a", edited="b", deleted="c")
+    local = states(same="a", edited="B", added="d")
+    changes = Changes.between(local, team)
+    assert changes.here == {"edited.py", "added.py"}  # answered from the local index
+    assert changes.stale == {"edited.py", "deleted.py"}  # never from the team index
+
+
+def test_an_unchanged_checkout_is_all_team() -> None:
+    changes = Changes.between(states(a="1", b="2"), states(a="1", b="2"))
+    assert changes.here == frozenset() and changes.stale == frozenset()
