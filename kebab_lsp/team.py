@@ -77,8 +77,9 @@ class TeamOverlay:
     def _current_changes(self) -> overlay.Changes:
         key = (self._local_store.lexical_version(), self.store.lexical_version())
         if self._changes is None or self._changes[0] != key:
-            self._changes = (key, overlay.Changes.between(self._local_store.file_states(),
-                                                          self.store.file_states()))
+            self._changes = (key, overlay.Changes.between(
+                self._local_store.file_states(), self.store.file_states(),
+                lambda path: (self.root / path).is_file()))
         return self._changes[1]
 
     def search(self, req: SearchRequest, should_stop: Callable[[], bool]) -> SearchResult:

@@ -3,10 +3,13 @@ once and a hit never shows the team index's stale version of a file changed here
 
 A file is *changed here* when the local index holds it with another content hash than the
 team index holds (edited or added here), and *stale in the team index* when it is changed
-here or the local index no longer holds it (deleted here, or skipped by this checkout's
-settings). The team index answers for every other file; the local index answers for the
-changed ones only. Both splits are filters (`Filters.only_paths`, `skip_paths`) applied in SQL
-before the cut, so each side yields its k best and counts its matches exactly, and the two
+here or gone from the checkout (deleted here). Whether a file is gone is asked of the disk,
+not of the local index: while that index is still being built it lacks files that are there,
+and the team index answers for them meanwhile.
+
+The team index answers for every file but the stale ones; the local index for the changed
+ones only. Both splits are filters (`Filters.only_paths`, `skip_paths`) applied in SQL before
+the cut, so each side yields its k best and counts its matches exactly, and the two
 counts add up.
 
 The two sides rank with different backends, whose scores do not compare (`meta.score` says
@@ -37,11 +40,12 @@ class Changes:
     stale: frozenset[str]  # never answered from the team index
 
     @classmethod
-    def between(cls, local: Mapping[str, FileState], team: Mapping[str, FileState]
-                ) -> Changes:
+    def between(cls, local: Mapping[str, FileState], team: Mapping[str, FileState],
+                exists: Callable[[str], bool]) -> Changes:
+        """`exists(path)`: whether the checkout holds the file (a workspace-relative path)."""
         here = frozenset(p for p, state in local.items()
                          if p not in team or team[p].hash != state.hash)
-        gone = frozenset(p for p in team if p not in local)
+        gone = frozenset(p for p in team if p not in local and not exists(p))
         return cls(here, (here & team.keys()) | gone)
 
 

@@ -12,13 +12,15 @@ def states(**hashes: str) -> dict[str, FileState]:
 
 
 def test_edited_added_and_deleted_files() -> None:
-    team = states(same="a", edited="b", deleted="c")
+    team = states(same="a", edited="b", deleted="c", not_indexed_yet="e")
     local = states(same="a", edited="B", added="d")
-    changes = Changes.between(local, team)
+    on_disk = {"same.py", "edited.py", "added.py", "not_indexed_yet.py"}
+    changes = Changes.between(local, team, on_disk.__contains__)
     assert changes.here == {"edited.py", "added.py"}  # answered from the local index
-    assert changes.stale == {"edited.py", "deleted.py"}  # never from the team index
+    # Never from the team index; a file the local index has not reached yet is still there.
+    assert changes.stale == {"edited.py", "deleted.py"}
 
 
 def test_an_unchanged_checkout_is_all_team() -> None:
-    changes = Changes.between(states(a="1", b="2"), states(a="1", b="2"))
+    changes = Changes.between(states(a="1", b="2"), states(a="1", b="2"), lambda p: True)
     assert changes.here == frozenset() and changes.stale == frozenset()
