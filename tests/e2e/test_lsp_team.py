@@ -78,3 +78,45 @@ async def test_search_answers_from_the_team_index_with_local_changes_overlaid(
     for mode in ("vector", "hybrid"):
         with pytest.raises(JsonRpcException, match="team index"):
             await s.search({"query": "user", "mode": mode})
+
+
+async def test_team_settings_change_at_run_time_and_say_what_is_wrong(
+        start_server: StartFn, tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> None:
+    url = pg_cluster.url(pg_database, OWNER)
+    ci = write_tree(tmp_path / "ci", FILES)
+    (ci / "svc/only_in_ci.go").write_text("package svc\n\nfunc TeamOnlyHelper() {}\n")
+    index_repository(ci, url, REPO, Settings(workers=1, embed=False))
+    checkout = write_tree(tmp_path / "checkout", FILES)
+    s = await start_server([checkout])  # the local index, as before the settings
+    await s.wait_idle()
+    query = {"query": "TeamOnlyHelper", "mode": "lexical"}
+    assert (await s.search(query))["hits"] == []
+
+    def configure(**settings: object) -> None:
+        s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"kebab": settings}))
+
+    configure(store=url)  # no repository named
+    with pytest.raises(JsonRpcException, match="--repo NAME"):
+        await s.search(query)
+    configure(store=url, repo=REPO)
+    found = await s.search(query)
+    # The team index answers; its file that this checkout does not have stays hidden.
+    assert found["hits"] == [] and found["meta"]["score"]["backend"] == "postgresql"
+    assert found["meta"]["index"]["team"] == {"backend": "postgresql", "repo": REPO,
+                                              "overlay_files": 0, "hidden_files": 1}
+    configure(store="sqlite", repo=None)
+    back = await s.search({"query": "getUserById", "mode": "lexical"})
+    assert back["hits"] and "team" not in back["meta"]["index"]
+    assert "backend" not in back["meta"]["score"]
+
+
+async def test_a_team_index_answers_for_one_folder(
+        start_server: StartFn, tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> None:
+    url = pg_cluster.url(pg_database, OWNER)
+    one, two = write_tree(tmp_path / "one", FILES), write_tree(tmp_path / "two", FILES)
+    index_repository(one, url, REPO, Settings(workers=1, embed=False))
+    s = await start_server([one, two], init_options={"store": url, "repo": REPO})
+    await s.wait_idle()
+    with pytest.raises(JsonRpcException, match="one workspace folder.*2 are open"):
+        await s.search({"query": "user", "mode": "lexical"})
