@@ -11,6 +11,9 @@
   KEBAB_BENCH_CLI_CORPUS=click tree of the command-line figures (django: embeds the main tree)
   KEBAB_BENCH_CLI_INDEX=DIR    reuse an index root that already holds that tree's vectors
   KEBAB_BENCH_EVAL_PER_SET=N   `kebab eval` queries per set in the Quality step
+  KEBAB_BENCH_TEAM_CORPUS=django  tree of the team-index step (SQLite against PostgreSQL)
+  KEBAB_BENCH_TEAM_CLIENTS=20  client processes at once against one PostgreSQL
+  KEBAB_BENCH_TEAM_SECONDS=10  seconds of each pass of those clients
   KEBAB_BENCH_SKIP=a,b         steps to leave out (see STEPS), e.g. quality or pyright,background
 """
 
@@ -29,7 +32,8 @@ SEED = 20240607
 # Every step `KEBAB_BENCH_SKIP` may name; the cold index of the corpora is not one, because every
 # other step reads the index it builds.
 STEPS = ("embedding", "cli", "server", "background", "pool_probe", "ctags", "pyright",
-         "synthetic_symbols", "save_profile", "languages", "ctags_languages", "quality")
+         "synthetic_symbols", "save_profile", "languages", "ctags_languages", "team_store",
+         "quality")
 
 QUICK = os.environ.get("KEBAB_BENCH_QUICK", "") not in ("", "0")
 
@@ -62,6 +66,10 @@ EMBED_SAMPLE = env_int("KEBAB_BENCH_EMBED_SAMPLE", 2000, 32)
 N_PYRIGHT = env_int("KEBAB_BENCH_PYRIGHT", 20, 5)
 SERVER_WORKERS = env_int("KEBAB_BENCH_SERVER_WORKERS", 1, 1)
 EVAL_PER_SET = env_int("KEBAB_BENCH_EVAL_PER_SET", 100, 15)
+# The team index is measured on the main tree, as the issue asks ("over the main tree").
+TEAM_CORPUS = os.environ.get("KEBAB_BENCH_TEAM_CORPUS", "django")
+TEAM_CLIENTS = env_int("KEBAB_BENCH_TEAM_CLIENTS", 20, 20)
+TEAM_SECONDS = float(env_int("KEBAB_BENCH_TEAM_SECONDS", 10, 5))
 WARMUP = 3  # untimed requests before every pass, so each pass starts equally warm
 SKIP = _skip()
 

@@ -14,7 +14,7 @@ from bench import compare_ctags, measure_languages
 from bench import quality as q
 from bench.fmt import f1, f2, loads, ratio, ratio_spread, spread, verdict
 from bench.goals import bottlenecks, goals
-from bench.stats import per_pass_ratio
+from bench.stats import per_pass_ratio, per_pass_value_ratio
 
 Lines = list[str]
 
@@ -274,6 +274,69 @@ def peers_symbols_section(r: dict[str, Any]) -> Lines:
     return out
 
 
+def team_store_section(r: dict[str, Any]) -> Lines:
+    """The embedded index and a team index side by side (bench/team_store.py)."""
+    t = r.get("team_store")
+    if not t:
+        return []
+    index, lat = t["index"], t["latency"]
+    sq, pg = lat["sqlite"], lat["postgresql"]
+    index_ratio = per_pass_value_ratio(index["postgresql"]["seconds"], index["sqlite"]["seconds"])
+    where = ("a throwaway server on this machine, sharing its cores with the bench and the "
+             "clients" if t.get("throwaway_server") else "the database given")
+    out = [f"## Team index: SQLite against PostgreSQL ({t['corpus']})", "",
+           f"The same tree indexed into the embedded SQLite index and into one repository of a "
+           f"team index on {t['server']} ({where}; no network between client and server). "
+           f"Cold indexes: {t['cold_passes']} per backend, alternating, each into a fresh "
+           f"index (wall time of the same `Indexer.index`, default workers). Queries: "
+           f"{t['queries']['words']} words of definition names and {t['queries']['exact']} "
+           f"`\"exact text\"` source lines, `kebab/search` lexical in-process, {t['passes']} "
+           f"interleaved passes, each run after {t['warmup']} untimed searches. "
+           f"{load_line(lat.get('pass_load'))} The backends rank differently (`meta.score` "
+           "names each one's kind), so this compares speed, not the order of the hits.", "",
+           "| | SQLite (embedded) | PostgreSQL (team index) | PostgreSQL / SQLite (pass by "
+           "pass) |", "|---|---:|---:|---:|",
+           f"| cold index, s ({index['sqlite']['files']:,} / "
+           f"{index['postgresql']['files']:,} files) | "
+           f"{spread(index['sqlite']['seconds'], digits=2)} | "
+           f"{spread(index['postgresql']['seconds'], digits=2)} | "
+           f"{ratio_spread(index_ratio)} |",
+           f"| files/s | {spread(index['sqlite']['files_per_s'])} | "
+           f"{spread(index['postgresql']['files_per_s'])} | |"]
+    for kind, label in (("words", "words"), ("exact", "exact text")):
+        for stat in ("p50_ms", "p95_ms"):
+            out.append(f"| {label} {stat[:3]} ms | {spread(sq[kind][stat])} | "
+                       f"{spread(pg[kind][stat])} | "
+                       f"{ratio_spread(per_pass_ratio(pg[kind], sq[kind], stat))} |")
+    out += [""]
+    agree = lat.get("exact_agreement")
+    if agree:
+        out += [f"Exact text is grep's on both backends: the same lines (up to {agree['k']} "
+                f"hits) for **{agree['same']} of {agree['queries']}** queries"
+                + (f"; differing: {'; '.join(agree['differ'])}" if agree["differ"] else "")
+                + "."]
+    out += [f"Load average (1 min) at the start of each cold index pass: "
+            f"{loads(index.get('pass_load'))}.", ""]
+    c = t.get("concurrent")
+    if c:
+        load_pairs = ", ".join(f"{f2(a)} → {f2(b)}" for a, b in
+                               zip(c["load_before"], c["load_after"], strict=False))
+        out += [f"### {c['clients']} clients at once against one PostgreSQL", "",
+                f"{c['clients']} client processes, each with its own connection, started once; "
+                f"each pass starts them together and lasts {f1(c['seconds'])} s, each client "
+                "asking the word and exact queries in turn. Searches per second: each client's "
+                "own rate over its run, summed. Latency is per search, over every client's "
+                "searches of the pass, and includes the client's own Python work (snippets, "
+                "citations) on the same cores as the server.", "",
+                "| clients | searches per pass | searches/s | p50 ms | p95 ms | max ms |",
+                "|---:|---|---:|---:|---:|---:|",
+                f"| {c['clients']} | {', '.join(f'{n:,}' for n in c['searches'])} | "
+                f"{spread(c['per_second'])} | {spread(c['latency']['p50_ms'])} | "
+                f"{spread(c['latency']['p95_ms'])} | {spread(c['latency']['max_ms'])} |", "",
+                f"Load average (1 min) before → after each pass: {load_pairs}.", ""]
+    return out
+
+
 def goals_section(r: dict[str, Any]) -> Lines:
     rows = goals(r)
     if not rows:
@@ -403,7 +466,8 @@ def steps_section(r: dict[str, Any]) -> Lines:
 SECTIONS: tuple[Callable[[dict[str, Any]], Lines], ...] = (
     header, corpora_section, index_section, embedding_section, cli_section, server_section,
     background_section, pool_probe_section, peers_exact_section, peers_symbols_section,
-    goals_section, quality_section, synthetic_section, languages_section, bottlenecks_section,
+    team_store_section, goals_section, quality_section, synthetic_section, languages_section,
+    bottlenecks_section,
     steps_section,
 )
 

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cli_latency, compare_ctags, config, corpora, measure_languages
+from bench import cli_latency, compare_ctags, config, corpora, measure_languages, team_store
 from bench.config import (
     COLD_PASSES,
     EMBED_SAMPLE,
@@ -32,6 +32,9 @@ from bench.config import (
     REPO,
     RESULTS,
     SEED,
+    TEAM_CLIENTS,
+    TEAM_CORPUS,
+    TEAM_SECONDS,
     log,
     skipped,
 )
@@ -129,6 +132,9 @@ def measure(r: dict[str, Any], work: Path) -> None:
         measure_languages.BASELINE, PASSES, 0.5 if QUICK else 3.0))
     _step(r, "ctags_languages", lambda: [compare_ctags.compare(c, work / "ctags-languages")
                                          for c in compare_ctags.CORPORA])
+    _step(r, "team_store", lambda: team_store.measure(
+        team_store.corpus_named(TEAM_CORPUS), PASSES, COLD_PASSES, TEAM_CLIENTS, TEAM_SECONDS,
+        N_NAMES))
     _step(r, "quality", lambda: quality(work))
 
 

@@ -81,6 +81,12 @@ def per_pass_ratio(a: dict[str, Any], b: dict[str, Any], stat: str = "p50_ms"
                    for x, y in zip(a["passes"], b["passes"], strict=False)])
 
 
+def per_pass_value_ratio(a: dict[str, Any], b: dict[str, Any]) -> dict[str, float]:
+    """a / b pass by pass for figures of one value per pass (`values_figure`), as a spread."""
+    return spread([x / y if x is not None and y else NAN
+                   for x, y in zip(a["passes"], b["passes"], strict=False)])
+
+
 def load() -> float:
     """The 1-minute load average, noted next to every figure: other jobs share this machine
     (and the bench's own processes count too)."""

@@ -29,6 +29,10 @@ class Filters:
     langs: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
     path_glob: str | None = None
+    #: Only these workspace-relative paths (None: any), and never these: how a team index and
+    #: a local overlay split one folder between them (`search.overlay`), before the cut.
+    only_paths: frozenset[str] | None = None
+    skip_paths: frozenset[str] = frozenset()
 
     @property
     def path_regex(self) -> str | None:

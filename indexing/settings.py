@@ -163,6 +163,13 @@ class Settings:
         maximum=MAX_SYMBOL_LIMIT))
     rrf_k: int = setting(60, Spec(
         "k of reciprocal-rank fusion.", Scope.SEARCH, "integer", minimum=1, maximum=1000))
+    store: str = setting("sqlite", Spec(
+        "Where the index lives: sqlite (a local index per folder) or a postgresql:// URL (a "
+        "team index; the password is best kept in PGPASSWORD or ~/.pgpass).", Scope.SEARCH,
+        "string"))
+    repo: str | None = setting(None, Spec(
+        "The repository's name in a team index (letters, digits and ._/@+-).", Scope.SEARCH,
+        "string", nullable=True, default_doc="none"))
     provide_references: bool = setting(False, Spec(
         "Answer `textDocument/references` from the index's refs (by name, without type "
         "resolution).", Scope.SEARCH, "boolean"))

@@ -1,10 +1,7 @@
 """Which store an index lives in: the embedded SQLite index of a folder (the default), or a
-repository of a team index on PostgreSQL. The `store` and `repo` parameters are declared
-once, here, and `kebab index`, `search`, `status`, `grant` and `revoke` build their flags
-from them.
-
-They are not editor settings yet: a server that answers from a team index (with local
-changes overlaid) is not built, and a setting the server would ignore is worse than none.
+repository of a team index on PostgreSQL. The `store` and `repo` settings are declared in
+`indexing.settings` like every other; `kebab index`, `search`, `status`, `grant` and `revoke`
+build their flags from them here, and the server reads them per request.
 Nothing here imports psycopg, so commands that stay on SQLite never load it.
 """
 
@@ -14,19 +11,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from indexing.settings import Scope, Spec
+from indexing.settings import Spec, specs
 
 SQLITE = "sqlite"
 _URL_SCHEMES = ("postgresql://", "postgres://")
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/@+-]{0,199}$")
 
-PARAMS: dict[str, Spec] = {
-    "store": Spec("Where the index lives: sqlite (a local index per folder) or a "
-                  "postgresql:// URL (a team index; the password is best kept in PGPASSWORD "
-                  "or ~/.pgpass).", Scope.INDEX, "string", default_doc=SQLITE),
-    "repo": Spec("The repository's name in a team index (letters, digits and ._/@+-).",
-                 Scope.INDEX, "string", nullable=True),
-}
+PARAMS: dict[str, Spec] = {name: specs()[name] for name in ("store", "repo")}
 
 
 class InvalidStoreChoice(ValueError):

@@ -148,7 +148,7 @@ class KebabServer(LanguageServer):
         if self._closed:
             return
         self._closed = True
-        self.session.runtime.stop()
+        self.session.close()
         self.query_pool.shutdown(wait=False, cancel_futures=True)
 
 

@@ -6,17 +6,19 @@ translate; nothing here knows a protocol type.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from indexing.records import Span
 from indexing.runtime import Folder, Listener, Runtime
 from indexing.runtime.writership import Writership
 from indexing.settings import Settings, parse
 from indexing.store import StoreClosed, StoreCorrupt, StoreUnwritable
+from indexing.store_choice import InvalidStoreChoice, TeamStore, choose
 from search import workspace_lookups as lookups
 from search.context import Context
 from search.describe import SymbolInfo
@@ -26,8 +28,11 @@ from search.lookups import ContextRequest, ReferencesRequest, SimilarRequest
 from search.merge import FolderMatch, merge_results, merge_symbols
 from search.request import MAX_SYMBOL_QUERY_CHARS, check_text
 from search.symbols import SymbolIndex
-from search.types import SearchRequest, SearchResult
+from search.types import SearchRequest, SearchResult, SearchUnavailable
 from search.workspace_lookups import Indexed
+
+if TYPE_CHECKING:
+    from kebab_lsp.team import TeamOverlay
 
 ShouldStop = Callable[[], bool]
 
@@ -47,6 +52,8 @@ class Session:
         self.writership = Writership(self.runtime, watch=False)
         self.runtime.claim = self.writership.claim
         self._views: weakref.WeakKeyDictionary[Folder, _View] = weakref.WeakKeyDictionary()
+        self._team: tuple[TeamStore, Folder, TeamOverlay] | None = None
+        self._team_lock = threading.Lock()
 
     @property
     def settings(self) -> Settings:
@@ -97,12 +104,58 @@ class Session:
     # -- answers -----------------------------------------------------------------------------
 
     def search(self, req: SearchRequest, should_stop: ShouldStop) -> SearchResult:
+        team = self._team_overlay()
+        if team is not None:
+            return team.search(req, should_stop)
         results = []
         for folder in self.folders():
             if should_stop():
                 raise Cancelled()
             results.append(self.view(folder).searcher.search(req, should_stop=should_stop))
         return merge_results(results, req.k, req.mode)
+
+    def _team_overlay(self) -> TeamOverlay | None:
+        """The team index the `store` and `repo` settings name, for the one open folder (its
+        checkout), opened on first use and again when the settings or the folder change; None
+        on the local index. Raises SearchUnavailable saying what is wrong."""
+        try:
+            choice = choose(self.settings.store, self.settings.repo)
+        except InvalidStoreChoice as exc:
+            raise SearchUnavailable(f"the store and repo settings: {exc}") from exc
+        with self._team_lock:
+            folders = self.folders()
+            if choice is None or len(folders) != 1:
+                self._close_team()
+                if choice is None:
+                    return None
+                raise SearchUnavailable(
+                    f"a team index answers for one workspace folder, the checkout of "
+                    f"{choice.repo}; {len(folders)} are open")
+            folder = folders[0]
+            if self._team is not None and self._team[:2] == (choice, folder):
+                return self._team[2]
+            self._close_team()
+            from indexing.postgres.store import TeamStoreError
+            from kebab_lsp.team import TeamOverlay  # psycopg only for a team index
+
+            try:
+                team = TeamOverlay(choice, folder.root, folder.index.store, folder,
+                                   lambda: self.settings)
+            except TeamStoreError as exc:
+                raise SearchUnavailable(str(exc)) from exc
+            self._team = (choice, folder, team)
+            return team
+
+    def _close_team(self) -> None:
+        if self._team is not None:
+            self._team[2].close()
+            self._team = None
+
+    def close(self) -> None:
+        """Stop the runtime and close the team index's connection."""
+        self.runtime.stop()
+        with self._team_lock:
+            self._close_team()
 
     def symbols(self, query: str, should_stop: ShouldStop) -> list[FolderMatch]:
         """Raises InvalidQuery for a query too long or not valid text."""

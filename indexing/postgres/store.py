@@ -118,6 +118,12 @@ def _filter_sql(filters: Filters) -> tuple[str, list[Any]]:
     if filters.path_regex:
         clauses.append("f.path ~ %s")
         args.append(_NAMED_GROUP.sub("(?:", filters.path_regex))
+    if filters.only_paths is not None:
+        clauses.append("f.path = ANY(%s)")
+        args.append(sorted(filters.only_paths))
+    if filters.skip_paths:
+        clauses.append("NOT (f.path = ANY(%s))")
+        args.append(sorted(filters.skip_paths))
     return "".join(f" AND {c}" for c in clauses), args
 
 

@@ -60,6 +60,13 @@ def _filter_sql(filters: Filters) -> tuple[str, list[Any]]:
     if path_regex:
         clauses.append("f.path REGEXP ?")
         args.append(path_regex)
+    if filters.only_paths is not None:
+        clauses.append(f"f.path IN ({','.join('?' * len(filters.only_paths))})"
+                       if filters.only_paths else "0")
+        args.extend(sorted(filters.only_paths))
+    if filters.skip_paths:
+        clauses.append(f"f.path NOT IN ({','.join('?' * len(filters.skip_paths))})")
+        args.extend(sorted(filters.skip_paths))
     return "".join(f" AND {c}" for c in clauses), args
 
 

@@ -19,6 +19,7 @@ from bench.stats import (  # noqa: E402
     figure,
     nearest_rank,
     per_pass_ratio,
+    per_pass_value_ratio,
     values_figure,
 )
 
@@ -230,3 +231,63 @@ def test_the_grammar_goal_follows_the_worst_pass_of_comparable_languages() -> No
     assert ("| python | 3 | 1.00 | 2.00 | 2.00 | 1.00 | yes | 1.00 | 0.50 | 400 → 400 → 400 |"
             in text)
     assert "pack (with the three grammars it depends on) not installed" in text
+
+
+def team_store_result() -> dict[str, Any]:
+    return {
+        "corpus": "Tree 1.0 (pypi)", "server": "PostgreSQL 15.14", "throwaway_server": True,
+        "tree": "/t", "passes": 3, "cold_passes": 3, "warmup": 3,
+        "queries": {"words": 20, "exact": 20},
+        "index": {"sqlite": {"files": 120, "seconds": values_figure([2.0, 2.5, 2.2]),
+                             "files_per_s": values_figure([60.0, 48.0, 54.5])},
+                  "postgresql": {"files": 120, "seconds": values_figure([4.0, 4.0, 6.6]),
+                                 "files_per_s": values_figure([30.0, 30.0, 18.2])},
+                  "pass_load": [1.0, 1.2, 1.4]},
+        "latency": {"sqlite": {"words": passes(fast(), fast(), fast()),
+                               "exact": passes(fast(), fast(), fast())},
+                    "postgresql": {"words": passes(ms(*range(2, 42, 2)), ms(*range(2, 42, 2)),
+                                                   ms(*range(3, 63, 3))),
+                                   "exact": passes(fast(), fast(), fast())},
+                    "pass_load": [1.5, 1.6, 1.7],
+                    "exact_agreement": {"queries": 20, "same": 19, "differ": ["a = b(c)"],
+                                        "k": 100}},
+        "concurrent": {"clients": 20, "seconds": 10.0,
+                       "latency": passes(ms(*range(10, 30)), ms(*range(11, 31)),
+                                         ms(*range(12, 32))),
+                       "per_second": values_figure([400.0, 380.0, 410.0]),
+                       "searches": [4000, 3800, 4100],
+                       "load_before": [1.0, 3.0, 5.0], "load_after": [3.0, 5.0, 7.0]},
+    }
+
+
+def test_per_pass_value_ratio() -> None:
+    ratio = per_pass_value_ratio(values_figure([4.0, 4.0, 6.6]), values_figure([2.0, 2.5, 2.2]))
+    assert ratio == pytest.approx({"median": 2.0, "min": 1.6, "max": 3.0})
+    assert math.isnan(per_pass_value_ratio(values_figure([None]), values_figure([1.0]))["median"])
+
+
+def test_team_store_section_shows_both_backends_side_by_side() -> None:
+    md = report.render(results() | {"team_store": team_store_result()})
+    assert "## Team index: SQLite against PostgreSQL (Tree 1.0 (pypi))" in md
+    assert "on PostgreSQL 15.14 (a throwaway server on this machine" in md
+    assert ("| cold index, s (120 / 120 files) | 2.20 (2.00–2.50) | 4.00 (4.00–6.60) | "
+            "2.00× (1.60–3.00×) |") in md
+    assert "| files/s | 54.5 (48.0–60.0) | 30.0 (18.2–30.0) | |" in md
+    # PostgreSQL's words take twice (one pass three times) as long as SQLite's, pass by pass.
+    assert "| words p50 ms | 10.0 | 20.0 (20.0–30.0) | 2.00× (2.00–3.00×) |" in md
+    assert "| exact text p95 ms | 19.0 | 19.0 | 1.00× |" in md
+    assert "the same lines (up to 100 hits) for **19 of 20** queries; differing: a = b(c)." in md
+    assert "### 20 clients at once against one PostgreSQL" in md
+    assert ("| 20 | 4,000, 3,800, 4,100 | 400.0 (380.0–410.0) | 20.0 (19.0–21.0) | "
+            "29.0 (28.0–30.0) | 30.0 (29.0–31.0) |") in md
+    assert "before → after each pass: 1.00 → 3.00, 3.00 → 5.00, 5.00 → 7.00." in md
+    assert "Load average (1 min) at the start of each pass: 1.5, 1.6, 1.7." in md
+    assert "nan" not in md.lower()
+
+
+def test_team_store_section_without_clients_or_the_step() -> None:
+    t = team_store_result()
+    del t["concurrent"]
+    md = report.render(results() | {"team_store": t})
+    assert "## Team index" in md and "clients at once" not in md
+    assert "## Team index" not in report.render(results())

@@ -148,6 +148,31 @@ def test_filters_apply_before_the_limit(backend: Backend) -> None:
     assert kinds.hits and all(h.kind == "class" for h in kinds.hits)
 
 
+def test_path_sets_split_a_folder_before_the_limit(backend: Backend) -> None:
+    """What a team index and a local overlay divide between them: counts and hits of one side
+    and the other add up to the whole, for words, exact text and usages alike."""
+    every = backend.search("user", k=500)
+    paths = sorted({h.path for h in every.hits})
+    mine = frozenset(paths[:2])
+    only = backend.search("user", k=500, filters=Filters(only_paths=mine))
+    rest = backend.search("user", k=2, filters=Filters(skip_paths=mine))
+    assert {h.path for h in only.hits} == set(mine)
+    assert len(rest.hits) == 2 and not {h.path for h in rest.hits} & mine
+    assert only.meta.total_matches + rest.meta.total_matches == every.meta.total_matches
+    none = backend.search("user", k=50, filters=Filters(only_paths=frozenset()))
+    assert none.hits == [] and none.meta.total_matches == 0
+    exact_paths = sorted({h.path for h in backend.search('"User"', k=50).hits})
+    first = frozenset(exact_paths[:1])
+    exact = backend.search('"User"', k=50, filters=Filters(skip_paths=first))
+    assert sorted({h.path for h in exact.hits}) == exact_paths[1:] != []
+    calls = backend.search("who calls get_user_by_id", k=50)
+    store_py = frozenset({"src/users/store.py"})
+    assert any(h.path in store_py for h in calls.hits)
+    skipped = backend.search("who calls get_user_by_id", k=50,
+                             filters=Filters(skip_paths=store_py))
+    assert not any(h.path in store_py for h in skipped.hits)
+
+
 def test_a_ranking_over_every_match_says_so(backend: Backend) -> None:
     everything = backend.search("user", k=500)
     result = backend.search("user", k=2)

@@ -1,0 +1,83 @@
+"""A team index with this checkout's own changes on top, so that a saved edit is searchable at
+once and a hit never shows the team index's stale version of a file changed here.
+
+A file is *changed here* when the local index holds it with another content hash than the
+team index holds (edited or added here), and *stale in the team index* when it is changed
+here or gone from the checkout (deleted here). Whether a file is gone is asked of the disk,
+not of the local index: while that index is still being built it lacks files that are there,
+and the team index answers for them meanwhile.
+
+The team index answers for every file but the stale ones; the local index for the changed
+ones only. Both splits are filters (`Filters.only_paths`, `skip_paths`) applied in SQL before
+the cut, so each side yields its k best and counts its matches exactly, and the two
+counts add up.
+
+The two sides rank with different backends, whose scores do not compare (`meta.score` says
+so), so the hits are merged by rank, not by score: each hit scores 1 / (rrf_k + its rank on its
+own side), team first on ties, and `meta.score` names that kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+
+from indexing.store.catalog import FileState
+from search.engine import Searcher
+from search.merge import merge_meta
+from search.types import Hit, SearchRequest, SearchResult
+
+ShouldStop = Callable[[], bool]
+MERGED_SCORE = {"kind": "rank_merged_team_and_local", "direction": "higher_is_better",
+                "backend": "postgresql+sqlite"}
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """Which files of a checkout differ from the team index's copy of its repository."""
+
+    here: frozenset[str]  # answered from the local index
+    stale: frozenset[str]  # never answered from the team index
+
+    @classmethod
+    def between(cls, local: Mapping[str, FileState], team: Mapping[str, FileState],
+                exists: Callable[[str], bool]) -> Changes:
+        """`exists(path)`: whether the checkout holds the file (a workspace-relative path)."""
+        here = frozenset(p for p, state in local.items()
+                         if p not in team or team[p].hash != state.hash)
+        gone = frozenset(p for p in team if p not in local and not exists(p))
+        return cls(here, (here & team.keys()) | gone)
+
+
+def search(team: Searcher, local: Searcher, changes: Changes, req: SearchRequest,
+           rrf_k: int, should_stop: ShouldStop, repo: str) -> SearchResult:
+    """`req` over the team index, with the files changed here answered by the local index.
+    A request the team index cannot serve (vector, hybrid) fails there, before the local
+    side runs."""
+    filters = req.filters
+    from_team = team.search(replace(req, filters=replace(
+        filters, skip_paths=filters.skip_paths | changes.stale)), should_stop=should_stop)
+    only = changes.here if filters.only_paths is None else filters.only_paths & changes.here
+    if not only:
+        return _annotated(from_team, repo, changes)
+    from_local = local.search(replace(req, filters=replace(filters, only_paths=only)),
+                              should_stop=should_stop)
+    ranked: list[tuple[float, int, int, Hit]] = []
+    for side, result in enumerate((from_team, from_local)):
+        for rank, hit in enumerate(result.hits, start=1):
+            ranked.append((-1.0 / (rrf_k + rank), side, rank, hit))
+    ranked.sort(key=lambda item: item[:3])
+    hits = [replace(hit, score=round(-neg, 6)) for neg, _, _, hit in ranked[:req.k]]
+    meta = merge_meta([from_team.meta, from_local.meta], len(hits))
+    meta.index = dict(from_team.meta.index)  # the team index answered; the overlay is counted
+    meta.score = dict(MERGED_SCORE)
+    return _annotated(SearchResult(hits=hits, meta=meta, files=[]), repo, changes)
+
+
+def _annotated(result: SearchResult, repo: str, changes: Changes) -> SearchResult:
+    """`meta.index.team`: the team index answered, for repository `repo`, with this many
+    files answered from the local index instead, and this many of its own hidden."""
+    result.meta.index["team"] = {"backend": "postgresql", "repo": repo,
+                                 "overlay_files": len(changes.here),
+                                 "hidden_files": len(changes.stale)}
+    return result

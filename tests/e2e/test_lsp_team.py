@@ -1,0 +1,122 @@
+"""The server on a team index: `kebab/search` answered from PostgreSQL for the checkout's
+repository, with the files changed locally (edited, added, deleted on disk since CI built the
+team index) answered from the local index, over stdio on a real PostgreSQL server."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from e2e_support import FILES, Session, StartFn, load_schema, write_tree
+from jsonschema import Draft202012Validator
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from bench.postgres_server import OWNER, PgCluster
+from indexing.postgres.team_index import index_repository
+from indexing.settings import Settings
+
+pytestmark = pytest.mark.postgres
+REPO = "acme/app"
+VALIDATOR = Draft202012Validator(load_schema())
+
+
+def _save(s: Session, path: Path) -> None:
+    s.client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=path.as_uri())))
+
+
+async def test_search_answers_from_the_team_index_with_local_changes_overlaid(
+        start_server: StartFn, tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> None:
+    url = pg_cluster.url(pg_database, OWNER)
+    ci = write_tree(tmp_path / "ci", FILES)
+    # What CI indexed holds a definition nobody has locally: proof the team index answers.
+    (ci / "svc/only_in_ci.go").write_text("package svc\n\nfunc TeamOnlyHelper() {}\n")
+    index_repository(ci, url, REPO, Settings(workers=1, embed=False))
+    checkout = tmp_path / "checkout"
+    shutil.copytree(ci, checkout)
+    (checkout / "svc/only_in_ci.go").unlink()  # deleted here: the team's copy must not show
+
+    s = await start_server([checkout], init_options={"store": url, "repo": REPO})
+    await s.wait_idle()
+    team = (await s.search({"query": "get_user_by_id", "mode": "lexical"}))
+    assert team["hits"][0]["path"] == "app/users.py"
+    assert team["meta"]["index"]["team"] == {"backend": "postgresql", "repo": REPO,
+                                             "overlay_files": 0, "hidden_files": 1}
+    assert team["meta"]["score"]["backend"] == "postgresql"
+    assert (await s.search({"query": "TeamOnlyHelper", "mode": "lexical"}))["hits"] == []
+
+    # A saved edit is searchable at once, and the team index's stale version never shows.
+    users = checkout / "app/users.py"
+    users.write_text(FILES["app/users.py"].replace("delete_user", "archive_user"))
+    _save(s, users)
+    added = checkout / "app/audit.py"
+    added.write_text("def record_user_event(user_id: int) -> None:\n    pass\n")
+    _save(s, added)
+    await s.wait_idle()
+    edited = await s.search({"query": "archive_user", "mode": "lexical"})
+    assert [h["path"] for h in edited["hits"]][:1] == ["app/users.py"]
+    assert edited["meta"]["index"]["team"]["overlay_files"] == 2
+    assert (await s.search({"query": "delete_user", "mode": "lexical"}))["hits"] == []
+    new = await s.search({"query": "record_user_event", "mode": "lexical"})
+    assert [h["path"] for h in new["hits"]] == ["app/audit.py"]
+    # Words found in both halves: the team's unchanged files and the local edits, counted
+    # exactly on each side, and every hit of a changed file comes from its local version.
+    both = await s.search({"query": "user", "mode": "lexical", "k": 50})
+    paths = {h["path"] for h in both["hits"]}
+    assert {"app/users.py", "app/audit.py", "web/api.ts"} <= paths
+    assert both["meta"]["total_matches"] == len(both["hits"])
+    assert both["meta"]["count_accuracy"] == "exact"
+    assert both["meta"]["score"]["kind"] == "rank_merged_team_and_local"
+    for answer in (team, edited, both):
+        assert not list(VALIDATOR.iter_errors(answer))
+    assert all(h["path"] != "app/users.py" or "delete_user" not in h["snippet"]["text"]
+               for h in both["hits"])
+
+    # What the team index cannot serve fails, as `kebab search --store` does.
+    for mode in ("vector", "hybrid"):
+        with pytest.raises(JsonRpcException, match="team index"):
+            await s.search({"query": "user", "mode": mode})
+
+
+async def test_team_settings_change_at_run_time_and_say_what_is_wrong(
+        start_server: StartFn, tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> None:
+    url = pg_cluster.url(pg_database, OWNER)
+    ci = write_tree(tmp_path / "ci", FILES)
+    (ci / "svc/only_in_ci.go").write_text("package svc\n\nfunc TeamOnlyHelper() {}\n")
+    index_repository(ci, url, REPO, Settings(workers=1, embed=False))
+    checkout = write_tree(tmp_path / "checkout", FILES)
+    s = await start_server([checkout])  # the local index, as before the settings
+    await s.wait_idle()
+    query = {"query": "TeamOnlyHelper", "mode": "lexical"}
+    assert (await s.search(query))["hits"] == []
+
+    def configure(**settings: object) -> None:
+        s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"kebab": settings}))
+
+    configure(store=url)  # no repository named
+    with pytest.raises(JsonRpcException, match="--repo NAME"):
+        await s.search(query)
+    configure(store=url, repo=REPO)
+    found = await s.search(query)
+    # The team index answers; its file that this checkout does not have stays hidden.
+    assert found["hits"] == [] and found["meta"]["score"]["backend"] == "postgresql"
+    assert found["meta"]["index"]["team"] == {"backend": "postgresql", "repo": REPO,
+                                              "overlay_files": 0, "hidden_files": 1}
+    configure(store="sqlite", repo=None)
+    back = await s.search({"query": "getUserById", "mode": "lexical"})
+    assert back["hits"] and "team" not in back["meta"]["index"]
+    assert "backend" not in back["meta"]["score"]
+
+
+async def test_a_team_index_answers_for_one_folder(
+        start_server: StartFn, tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> None:
+    url = pg_cluster.url(pg_database, OWNER)
+    one, two = write_tree(tmp_path / "one", FILES), write_tree(tmp_path / "two", FILES)
+    index_repository(one, url, REPO, Settings(workers=1, embed=False))
+    s = await start_server([one, two], init_options={"store": url, "repo": REPO})
+    await s.wait_idle()
+    with pytest.raises(JsonRpcException, match="one workspace folder.*2 are open"):
+        await s.search({"query": "user", "mode": "lexical"})
