@@ -381,3 +381,36 @@ def test_similar_code_is_found_by_its_words_and_its_vector(corpus: Workspace) ->
     top = result.hits[0]
     assert top.title == "fetch_with_backoff"
     assert top.retrieval.lexical_rank == 1 and top.retrieval.vector_rank == 1
+
+
+def test_a_long_definition_is_one_hybrid_hit_with_both_arms_votes(tmp_path: Path) -> None:
+    # A function longer than one chunk: its meaning is in its first chunk (the docstring), the
+    # query's rare words only in its last. Each arm finds a different piece of it.
+    filler = "\n".join(f"    step_{i} = prepare(step_{i - 1} if {i} else None)"
+                       for i in range(1, 80))
+    long_def = (f'def reconnect(session, host):\n'
+                f'    """Open the connection again after waiting a little longer each time."""\n'
+                f'    step_0 = None\n{filler}\n'
+                f'    return zebra_quokka_handshake(session, host, step_79)\n')
+    root = tmp_path / "repo"
+    (root / "net").mkdir(parents=True)
+    (root / "net" / "reconnect.py").write_text(long_def)
+    (root / "net" / "other.py").write_text(
+        'def slugify(title):\n    """Join the words of a title with dashes."""\n'
+        '    return "-".join(title.split())\n')
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1))
+    try:
+        ws.indexer.index()
+        ws.sync_vectors()
+        chunks = [c for c in ws.store.embedding_sources() if c.path == "net/reconnect.py"]
+        assert len(chunks) >= 2  # the premise: the definition is several chunks
+        result = ws.searcher.search(SearchRequest(
+            "zebra quokka handshake: connect again after waiting longer each time",
+            mode="hybrid", k=10, explain=True))
+        ours = [h for h in result.hits if h.path == "net/reconnect.py"]
+        assert len(ours) == 1  # one definition, one hit
+        r = ours[0].retrieval
+        assert r.lexical_rank == 1 and r.vector_rank is not None
+        assert result.hits[0].path == "net/reconnect.py"
+    finally:
+        ws.close()
