@@ -29,7 +29,7 @@ from indexing.text import token_parts, tokens
 from indexing.vector_index import VectorIndex, VectorsUnavailable
 from search import lexical, priors, usage, vector
 from search.hits import build_hit
-from search.hybrid import lexical_weight, oversample, rrf
+from search.hybrid import fuse_units, lexical_weight, oversample, unit_of
 from search.query import Intent, ParsedQuery, highlight_words, parse, route, usage_question
 from search.request import validate
 from search.types import (
@@ -319,24 +319,25 @@ class Searcher:
             # The lexical arm is the whole lexical answer, any-term fill included: for a
             # sentence few chunks hold every word, and without the fill the arm is empty
             # exactly when it is needed (measured with `kebab eval` on the hand-written and
-            # doc-blanked sets).
+            # doc-blanked sets). Arms vote for definitions, not chunks (`fuse_units`).
             lex_by = {r.row.chunk_id: r for r in lex.ranked}
             vec_by = {r.row.chunk_id: r for r in vec.ranked}
             boost = lexical_weight(lex.complete)
             weights = {r.row.chunk_id: boost for r in lex.ranked[: lex.complete]}
-            fused = rrf({c: r.rank for c, r in lex_by.items()},
-                        {c: r.rank for c, r in vec_by.items()}, self._settings().rrf_k,
-                        weights)
+            units = {r.row.chunk_id: unit_of(r.row) for r in (*lex.ranked, *vec.ranked)}
+            fused = fuse_units([r.row.chunk_id for r in lex.ranked],
+                               [r.row.chunk_id for r in vec.ranked], units,
+                               self._settings().rrf_k, weights)
             out = []
             for f in fused:
-                lr, vr = lex_by.get(f.chunk_id), vec_by.get(f.chunk_id)
-                item = lr or vr
-                assert item is not None
+                lr = lex_by[f.lexical_chunk] if f.lexical_chunk else None
+                vr = vec_by[f.vector_chunk] if f.vector_chunk else None
+                item = lex_by.get(f.chunk_id) or vec_by[f.chunk_id]
                 retrieval = Retrieval(
                     method="hybrid",
                     lexical_score=round(lr.score, 6) if lr else None,
                     lexical_rank=f.lexical_rank,
-                    lexical_weight=weights.get(f.chunk_id, 1.0) if lr else None,
+                    lexical_weight=weights.get(lr.row.chunk_id, 1.0) if lr else None,
                     vector_score=round(vr.score, 6) if vr else None,
                     vector_rank=f.vector_rank,
                     vector_surface=vr.surface if vr else None,

@@ -12,7 +12,7 @@ import pytest
 
 from indexing.settings import Settings
 from kebab_lsp.workspace import Workspace
-from search.hybrid import lexical_weight, oversample, rrf
+from search.hybrid import fuse_units, lexical_weight, oversample, rrf
 from search.types import SearchRequest, SearchUnavailable
 
 pytestmark = pytest.mark.model
@@ -129,6 +129,34 @@ def test_rrf_ties_break_by_lexical_rank_then_id() -> None:
     assert [f.chunk_id for f in fused] == ["z", "a", "b"]
     fused = rrf({}, {"d": 1, "c": 1})
     assert [f.chunk_id for f in fused] == ["c", "d"]
+
+
+def test_a_definition_found_by_both_arms_in_different_chunks_fuses_as_one() -> None:
+    # f1 and f2 are two chunks of one definition F: lexical ranks f2 1st, vector ranks f1 1st.
+    # Chunk by chunk, "x" (2nd in both arms) would beat both of F's pieces.
+    lexical, vector = ["f2", "x", "y"], ["f1", "x", "z"]
+    assert [f.chunk_id for f in rrf({c: i + 1 for i, c in enumerate(lexical)},
+                                    {c: i + 1 for i, c in enumerate(vector)})][0] == "x"
+    fused = fuse_units(lexical, vector, {"f1": "F", "f2": "F"})
+    assert [f.chunk_id for f in fused] == ["f2", "x", "y", "z"]  # F once, shown by f2
+    top = fused[0]
+    assert top.score == pytest.approx(1.0)  # first in both arms
+    assert (top.lexical_rank, top.vector_rank) == (1, 1)
+    assert (top.lexical_chunk, top.vector_chunk) == ("f2", "f1")
+    # a unit's rank counts units: "y" is lexical's 3rd, "z" vector's 3rd
+    by_id = {f.chunk_id: f for f in fused}
+    assert by_id["y"].lexical_rank == 3 and by_id["z"].vector_rank == 3
+
+
+def test_units_take_their_best_chunk_weight_and_break_ties_deterministically() -> None:
+    fused = fuse_units(["a", "b1"], ["v"], {"b1": "B", "b2": "B"}, lexical_weights={"b1": 1.5})
+    assert [f.chunk_id for f in fused] == ["b1", "a", "v"]
+    assert fused == fuse_units(["a", "b1"], ["v"], {"b2": "B", "b1": "B"},
+                               lexical_weights={"b1": 1.5})
+    # chunks outside any definition are their own units: plain RRF
+    plain = fuse_units(["a", "b"], ["b", "c"], {})
+    assert [(f.chunk_id, f.score) for f in plain] == [
+        (f.chunk_id, f.score) for f in rrf({"a": 1, "b": 2}, {"b": 1, "c": 2})]
 
 
 def test_oversample() -> None:
@@ -353,3 +381,36 @@ def test_similar_code_is_found_by_its_words_and_its_vector(corpus: Workspace) ->
     top = result.hits[0]
     assert top.title == "fetch_with_backoff"
     assert top.retrieval.lexical_rank == 1 and top.retrieval.vector_rank == 1
+
+
+def test_a_long_definition_is_one_hybrid_hit_with_both_arms_votes(tmp_path: Path) -> None:
+    # A function longer than one chunk: its meaning is in its first chunk (the docstring), the
+    # query's rare words only in its last. Each arm finds a different piece of it.
+    filler = "\n".join(f"    step_{i} = prepare(step_{i - 1} if {i} else None)"
+                       for i in range(1, 80))
+    long_def = (f'def reconnect(session, host):\n'
+                f'    """Open the connection again after waiting a little longer each time."""\n'
+                f'    step_0 = None\n{filler}\n'
+                f'    return zebra_quokka_handshake(session, host, step_79)\n')
+    root = tmp_path / "repo"
+    (root / "net").mkdir(parents=True)
+    (root / "net" / "reconnect.py").write_text(long_def)
+    (root / "net" / "other.py").write_text(
+        'def slugify(title):\n    """Join the words of a title with dashes."""\n'
+        '    return "-".join(title.split())\n')
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1))
+    try:
+        ws.indexer.index()
+        ws.sync_vectors()
+        chunks = [c for c in ws.store.embedding_sources() if c.path == "net/reconnect.py"]
+        assert len(chunks) >= 2  # the premise: the definition is several chunks
+        result = ws.searcher.search(SearchRequest(
+            "zebra quokka handshake: connect again after waiting longer each time",
+            mode="hybrid", k=10, explain=True))
+        ours = [h for h in result.hits if h.path == "net/reconnect.py"]
+        assert len(ours) == 1  # one definition, one hit
+        r = ours[0].retrieval
+        assert r.lexical_rank == 1 and r.vector_rank is not None
+        assert result.hits[0].path == "net/reconnect.py"
+    finally:
+        ws.close()

@@ -1,0 +1,34 @@
+"""Soft priors on real candidate values: what they scale, and what they leave alone."""
+
+from __future__ import annotations
+
+from indexing.store import ChunkRow
+from search import priors
+from search.types import Candidate, Retrieval
+
+
+def cand(cid: str, path: str, score: float, is_test: bool = False) -> Candidate:
+    row = ChunkRow(rowid=0, chunk_id=cid, path=path, lang="typescript", chunk_kind="code",
+                   start_line=0, end_line=1, context="", text=None, text_hash=cid,
+                   is_test=is_test, is_generated=False, symbol=None)
+    return Candidate(row, score, Retrieval("hybrid"))
+
+
+def test_hits_from_one_file_are_not_pushed_down_for_sharing_it() -> None:
+    # A question about one cohesive file: its answer is the file's fourth candidate, just
+    # above another file's. Each further hit from a file used to be scaled by 1/(1 + 0.1 n),
+    # which put "atom-4" (0.80 -> 0.615) below "other" (0.79).
+    cands = [cand("atom-1", "core/atom.ts", 0.95), cand("atom-2", "core/atom.ts", 0.9),
+             cand("atom-3", "core/atom.ts", 0.85), cand("atom-4", "core/atom.ts", 0.80),
+             cand("other", "api/other.ts", 0.79)]
+    ranked = priors.apply(cands)
+    assert [c.row.chunk_id for c in ranked] == ["atom-1", "atom-2", "atom-3", "atom-4", "other"]
+    assert [c.score for c in ranked] == [0.95, 0.9, 0.85, 0.80, 0.79]
+    assert all(not c.retrieval.priors for c in ranked)
+
+
+def test_test_paths_are_still_demoted() -> None:
+    ranked = priors.apply([cand("t", "tests/test_atom.ts", 0.9, is_test=True),
+                           cand("c", "core/atom.ts", 0.8)])
+    assert [c.row.chunk_id for c in ranked] == ["c", "t"]
+    assert [p.name for p in ranked[1].retrieval.priors] == ["test_path"]
