@@ -278,8 +278,10 @@ async def test_lookups_follow_the_handles_of_a_hit(tmp_path: Path) -> None:
         assert like["hits"] and len(like["hits"]) <= 3
         assert not any(h["path"] == "src/users/store.py" and h["line"] <= 14
                        and h["end_line"] >= 12 for h in like["hits"])
-        assert like["hits"][0]["path"] == "server/handler.go"
-        assert like["hits"][0]["title"] == "server.Handler.GetUserByID"
+        # The method's neighbours share most of its words; the Go handler is the same code
+        # in another language (auto has no file-diversity prior since fusion by definition).
+        assert [h["title"] for h in like["hits"]] == [
+            "UserStore.__init__", "UserStore.add_user", "server.Handler.GetUserByID"]
         by_text = await call(s, "find_similar_code", text=_lines("src/users/store.py", 12, 14))
         assert by_text["hits"][0]["handle"] == top["handle"]  # not left out: no range given
 
