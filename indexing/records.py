@@ -12,6 +12,7 @@ free of encoding work.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
@@ -170,3 +171,14 @@ class Extraction:
     def text_only(self) -> bool:
         """The grammar failed (or took too long) on the file: definitions are missing."""
         return bool(self.fallback)
+
+    def stored_chunks(self, path: str) -> Iterator[tuple[str, Chunk, Symbol | None]]:
+        """(chunk id, chunk, its definition) of each chunk a store keeps: identical text at
+        the same line has one id, and one row is enough."""
+        seen: set[str] = set()
+        for chunk in self.chunks:
+            cid = chunk.chunk_id(path)
+            if cid in seen:
+                continue
+            seen.add(cid)
+            yield cid, chunk, self.symbols[chunk.symbol] if chunk.symbol is not None else None

@@ -330,13 +330,7 @@ class PgStore:
     def _insert_chunks(self, file_id: int, path: str, extraction: Extraction,
                        symbol_ids: Sequence[int]) -> None:
         rows: list[tuple[Any, ...]] = []
-        seen: set[str] = set()
-        for chunk in extraction.chunks:
-            cid = chunk.chunk_id(path)
-            if cid in seen:  # identical text at the same line: one row is enough
-                continue
-            seen.add(cid)
-            sym = extraction.symbols[chunk.symbol] if chunk.symbol is not None else None
+        for cid, chunk, sym in extraction.stored_chunks(path):
             rows.append((self.repo, cid, file_id,
                          symbol_ids[chunk.symbol] if chunk.symbol is not None else None,
                          str(chunk.kind), chunk.start_line, chunk.end_line, chunk.start_col,

@@ -107,14 +107,8 @@ class Writes(ChangeLog):
         self, file_id: int, path: str, extraction: Extraction, symbol_ids: Sequence[int],
         lines: list[str],
     ) -> None:
-        seen: set[str] = set()
         facts = TokenFacts(extraction.refs)
-        for chunk in extraction.chunks:
-            cid = chunk.chunk_id(path)
-            if cid in seen:  # identical text at the same line: one row is enough
-                continue
-            seen.add(cid)
-            sym = extraction.symbols[chunk.symbol] if chunk.symbol is not None else None
+        for cid, chunk, sym in extraction.stored_chunks(path):
             self.conn.execute(
                 "INSERT INTO chunks(chunk_id, file_id, symbol_id, kind, start_line, end_line, "
                 "start_col, context, text, text_hash) VALUES (?,?,?,?,?,?,?,?,?,?)",
