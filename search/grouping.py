@@ -52,30 +52,31 @@ def group(hits: list[Hit], store_of: Callable[[str], FileFacts | None],
           file_matches: Sequence[FileMatch] = ()) -> Grouped:
     out = Grouped()
     files: dict[tuple[str, str], FileGroup] = {}
+
+    def row_of(root: str, path: str, score: float) -> FileGroup | None:
+        """The file's row, made (in order of first sight) when it has none yet."""
+        row = files.get((root, path))
+        if row is None:
+            row = _file_group(store_of, root, path, score)
+            if row is not None:
+                files[(root, path)] = row
+                out.files.append(row)
+        return row
+
     for hit in hits:
         (out.definitions if hit.chunk_kind == "definition" else out.blocks).append(hit)
-        key = (hit.root, hit.path)
-        row = files.get(key)
+        row = row_of(hit.root, hit.path, hit.score)
         if row is None:
-            made = _file_group(store_of, hit.root, hit.path, hit.score)
-            if made is None:
-                continue
-            row = files[key] = made
-            row.hit_rank = len(out.files) + 1
-            out.files.append(row)
+            continue
+        if row.hit_rank is None:
+            row.hit_rank = len(out.files)
         row.hits += 1
     if not file_matches:
         return out
     for match in file_matches:
-        key = (match.root, match.path)
-        row = files.get(key)
-        if row is None:
-            row = _file_group(store_of, match.root, match.path, match.score)
-            if row is None:
-                continue
-            files[key] = row
-            out.files.append(row)
-        row.vector_rank, row.vector_score = match.rank, round(match.score, 6)
+        row = row_of(match.root, match.path, match.score)
+        if row is not None:
+            row.vector_rank, row.vector_score = match.rank, round(match.score, 6)
     for row in out.files:
         row.fusion_score = round(sum(1.0 / (DEFAULT_K_RRF + rank)
                                      for rank in (row.hit_rank, row.vector_rank)
