@@ -27,13 +27,19 @@ def _save(s: Session, path: Path) -> None:
         text_document=types.TextDocumentIdentifier(uri=path.as_uri())))
 
 
+def _indexed_by_ci(tmp_path: Path, url: str) -> Path:
+    """The tree as CI indexed it into the team index. It holds a definition nobody has
+    locally (`TeamOnlyHelper`): proof that the team index answers."""
+    ci = write_tree(tmp_path / "ci", FILES)
+    (ci / "svc/only_in_ci.go").write_text("package svc\n\nfunc TeamOnlyHelper() {}\n")
+    index_repository(ci, url, REPO, Settings(workers=1, embed=False))
+    return ci
+
+
 async def test_search_answers_from_the_team_index_with_local_changes_overlaid(
         start_server: StartFn, tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> None:
     url = pg_cluster.url(pg_database, OWNER)
-    ci = write_tree(tmp_path / "ci", FILES)
-    # What CI indexed holds a definition nobody has locally: proof the team index answers.
-    (ci / "svc/only_in_ci.go").write_text("package svc\n\nfunc TeamOnlyHelper() {}\n")
-    index_repository(ci, url, REPO, Settings(workers=1, embed=False))
+    ci = _indexed_by_ci(tmp_path, url)
     checkout = tmp_path / "checkout"
     shutil.copytree(ci, checkout)
     (checkout / "svc/only_in_ci.go").unlink()  # deleted here: the team's copy must not show
@@ -83,9 +89,7 @@ async def test_search_answers_from_the_team_index_with_local_changes_overlaid(
 async def test_team_settings_change_at_run_time_and_say_what_is_wrong(
         start_server: StartFn, tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> None:
     url = pg_cluster.url(pg_database, OWNER)
-    ci = write_tree(tmp_path / "ci", FILES)
-    (ci / "svc/only_in_ci.go").write_text("package svc\n\nfunc TeamOnlyHelper() {}\n")
-    index_repository(ci, url, REPO, Settings(workers=1, embed=False))
+    _indexed_by_ci(tmp_path, url)
     checkout = write_tree(tmp_path / "checkout", FILES)
     s = await start_server([checkout])  # the local index, as before the settings
     await s.wait_idle()

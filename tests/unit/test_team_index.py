@@ -21,6 +21,7 @@ from indexing.postgres.team_index import index_repository
 from indexing.settings import Settings
 from kebab_lsp.cli import main
 from kebab_lsp.team import TeamWorkspace
+from kebab_lsp.workspace import Workspace
 from search.types import InvalidQuery, SearchRequest, SearchUnavailable
 
 pytestmark = pytest.mark.postgres
@@ -209,6 +210,15 @@ def test_an_explicit_vector_request_fails_in_the_engine_too(
         team.close()
 
 
+def _both_indexes(root: Path, url: str, tmp_path: Path) -> tuple[Workspace, TeamWorkspace]:
+    """`root` indexed locally and into the team index's repository `app`."""
+    index_repository(root, url, "app", SETTINGS)
+    local = Workspace(root, Settings(index_dir=str(tmp_path / "cache"), workers=1,
+                                     embed=False))
+    local.indexer.index()
+    return local, TeamWorkspace(url, "app", SETTINGS, root)
+
+
 def test_a_large_write_refreshes_the_planners_statistics(
         pg_cluster: PgCluster, pg_database: str, sample_repo: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -232,8 +242,6 @@ def test_a_large_write_refreshes_the_planners_statistics(
 
 def test_ties_break_by_code_point_whatever_the_databases_collation(
         pg_cluster: PgCluster, tmp_path: Path) -> None:
-    from kebab_lsp.workspace import Workspace
-
     root = tmp_path / "tree"
     root.mkdir()
     for name in ("a.py", "B.py", "_c.py", "é.py"):
@@ -242,11 +250,7 @@ def test_ties_break_by_code_point_whatever_the_databases_collation(
     with psycopg.connect(url) as conn:  # the collation that would sort a.py before B.py
         assert [r[0] for r in conn.execute(
             "SELECT p FROM unnest(ARRAY['a.py', 'B.py']) p ORDER BY p")] == ["a.py", "B.py"]
-    index_repository(root, url, "app", SETTINGS)
-    local = Workspace(root, Settings(index_dir=str(tmp_path / "cache"), workers=1,
-                                     embed=False))
-    local.indexer.index()
-    team = TeamWorkspace(url, "app", SETTINGS, root)
+    local, team = _both_indexes(root, url, tmp_path)
     try:
         for query in ('"needle"', "needle", "token"):
             req = SearchRequest(query, mode="lexical")
@@ -283,17 +287,11 @@ def test_usages_match_the_embedded_index_on_real_code(
         pg_cluster: PgCluster, pg_database: str, tmp_path: Path) -> None:
     """Every ref of a few names in this repository's `search` package, as both backends
     answer: the same hits, in the same order, with the same totals."""
-    from kebab_lsp.workspace import Workspace
-
     root = tmp_path / "search"
     shutil.copytree(Path(__file__).parents[2] / "search", root,
                     ignore=shutil.ignore_patterns("__pycache__"))
     url = pg_cluster.url(pg_database, OWNER)
-    index_repository(root, url, "app", SETTINGS)
-    local = Workspace(root, Settings(index_dir=str(tmp_path / "cache"), workers=1,
-                                     embed=False))
-    local.indexer.index()
-    team = TeamWorkspace(url, "app", SETTINGS, root)
+    local, team = _both_indexes(root, url, tmp_path)
     try:
         for name in ("store", "Filters", "InvalidQuery", "append", "search"):
             want = local.searcher.usages(name, Filters(), 500)
