@@ -98,6 +98,7 @@ class _Boundaries:
         self.root = root
         self.lines = lines
         self._found: dict[int, tuple[int, int] | None] = {}
+        self._tops: dict[int, Node] = {}  # node id -> outermost ancestor starting on its row
 
     def valid(self, start: int, end: int) -> bool:
         """Whether a window over lines start..end lies inside the innermost node spanning
@@ -133,12 +134,34 @@ class _Boundaries:
         node: Node | None = self.root.named_descendant_for_point_range((row, width), (row + 1, 0))
         while node is not None and not _constrains(node, row):
             node = node.parent
-        found = None if node is None else (_first_row(node), end_row(node))
+        found = None if node is None else (self._first_row(node), end_row(node))
         commented = self._commented(row, width)  # inside `node`, so the inner one
         if commented is not None:
             found = commented
         self._found[row] = found
         return found
+
+    def _first_row(self, node: Node) -> int:
+        """Where a node starts: with the comments directly above it, and where its parent
+        starts when it starts on its parent's line (a body whose brace opens on a class's
+        line), up to the outermost node starting on that line. That ancestor is kept for
+        every node on the way up: in a long left-nested chain (`a + b + c ...` over
+        thousands of lines) every boundary's node starts on the first line, and walking up
+        from each again (a parent costs a walk from the root) took minutes for 8 KB."""
+        row = node.start_point.row
+        path: list[Node] = []
+        top = node
+        while (known := self._tops.get(top.id)) is None:
+            parent = top.parent
+            if parent is None or parent.start_point.row != row:
+                break
+            path.append(top)
+            top = parent
+        if known is not None:
+            top = known
+        for step in path:
+            self._tops[step.id] = top
+        return min(_leading_comments(node), _leading_comments(top))
 
     def _commented(self, row: int, width: int) -> tuple[int, int] | None:
         """A multi-line node whose comments above it end on `row`: it starts with them."""
@@ -161,7 +184,7 @@ class _Boundaries:
             return None
         if end_row(after) <= after.start_point.row:
             return None
-        return _first_row(after), end_row(after)
+        return self._first_row(after), end_row(after)
 
 
 def _constrains(node: Node, row: int) -> bool:
@@ -171,14 +194,6 @@ def _constrains(node: Node, row: int) -> bool:
     return bool(node.child_count or (node.text or b"").strip())
 
 
-def _first_row(node: Node) -> int:
-    """Where a node starts: with the comments directly above it, and where its parent
-    starts when it starts on its parent's line (a body whose brace opens on a class's
-    line), up to the outermost node starting on that line."""
-    top = node
-    while top.parent is not None and top.parent.start_point.row == node.start_point.row:
-        top = top.parent
-    return min(_leading_comments(node), _leading_comments(top))
 
 
 def _leading_comments(node: Node) -> int:

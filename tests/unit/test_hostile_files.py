@@ -192,6 +192,9 @@ NESTINGS = [
 @example(nesting=(".ts", "{a:", "}"), depth=100_000)
 @example(nesting=(".cpp", "namespace n {", "}"), depth=20_000)
 @example(nesting=(".js", "function f(){", "}"), depth=5_000)
+# A left-nested chain over thousands of lines: every line boundary's node starts on line one,
+# and walking up to it again for each boundary took minutes (hypothesis found 8 KB of it).
+@example(nesting=(".tsx", "x\n+", ""), depth=3_000)
 # Past about 256 levels the Markdown grammar's scanner crashes the process: read as text.
 @example(nesting=(".md", "> ", ""), depth=1_000)
 @example(nesting=(".md", "- ", ""), depth=300)
