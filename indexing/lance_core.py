@@ -155,12 +155,14 @@ class CoreTable:
         """Every value of one column (a full scan)."""
         return self.columns([name])[name]
 
-    def columns(self, names: list[str]) -> dict[str, list[Any]]:
-        """Every value of some columns (a full scan), row-aligned."""
+    def columns(self, names: list[str], where: str | None = None) -> dict[str, list[Any]]:
+        """Every value of some columns (a full scan, of the rows `where` selects), row-aligned."""
         table = self._open()
 
         def scan() -> Any:
             query = table.query()
+            if where:
+                query.where(where)
             query.select_columns(names)
             return query.execute(max_batch_length=None, timeout=None)
 

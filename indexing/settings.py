@@ -170,6 +170,11 @@ class Settings:
     repo: str | None = setting(None, Spec(
         "The repository's name in a team index (letters, digits and ._/@+-).", Scope.SEARCH,
         "string", nullable=True, default_doc="none"))
+    team_vectors: str | None = setting(None, Spec(
+        "Where a team index's vectors live: a directory shared by the indexing job and the "
+        "editors, each repository's in a dataset of its own under it; without it a team "
+        "index answers by words only.", Scope.SEARCH, "string", nullable=True,
+        default_doc="none"))
     provide_references: bool = setting(False, Spec(
         "Answer `textDocument/references` from the index's refs (by name, without type "
         "resolution).", Scope.SEARCH, "boolean"))

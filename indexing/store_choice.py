@@ -1,7 +1,8 @@
 """Which store an index lives in: the embedded SQLite index of a folder (the default), or a
-repository of a team index on PostgreSQL. The `store` and `repo` settings are declared in
-`indexing.settings` like every other; `kebab index`, `search`, `status`, `grant` and `revoke`
-build their flags from them here, and the server reads them per request.
+repository of a team index on PostgreSQL, with its vectors, when it has them, in a shared
+directory. The `store`, `repo` and `team_vectors` settings are declared in `indexing.settings`
+like every other; `kebab index`, `search`, `status`, `grant` and `revoke` build their flags
+from them here, and the server reads them per request.
 Nothing here imports psycopg, so commands that stay on SQLite never load it.
 """
 
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from indexing.settings import Spec, specs
 
@@ -17,7 +20,7 @@ SQLITE = "sqlite"
 _URL_SCHEMES = ("postgresql://", "postgres://")
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/@+-]{0,199}$")
 
-PARAMS: dict[str, Spec] = {name: specs()[name] for name in ("store", "repo")}
+PARAMS: dict[str, Spec] = {name: specs()[name] for name in ("store", "repo", "team_vectors")}
 
 
 class InvalidStoreChoice(ValueError):
@@ -26,10 +29,12 @@ class InvalidStoreChoice(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class TeamStore:
-    """Repository `repo` of the team index at `url`."""
+    """Repository `repo` of the team index at `url`; its vectors under the directory
+    `vectors`, when one is named (`indexing.postgres.team_vectors`)."""
 
     url: str
     repo: str
+    vectors: Path | None = None
 
 
 def check_repo(name: str) -> str:
@@ -40,12 +45,31 @@ def check_repo(name: str) -> str:
     return name
 
 
-def choose(store: str | None, repo: str | None) -> TeamStore | None:
-    """The team store `store` and `repo` name, or None for the local SQLite index."""
+def vectors_dir(location: str) -> Path:
+    """The directory `location` names: a path, or a `file://` URI. An object store's URI is
+    refused with the reason: the vector store checks, creates and narrows its files on a
+    local filesystem (`indexing.vectors`), and none of that is built for a bucket yet."""
+    scheme = urlsplit(location).scheme
+    if scheme == "file":
+        return Path(unquote(urlsplit(location).path))
+    if "://" in location:
+        raise InvalidStoreChoice(
+            f"--team-vectors {location!r}: only a directory (or a file:// URI) holds a team "
+            "index's vectors so far; mount the bucket, or share a directory")
+    return Path(location).expanduser()
+
+
+def choose(store: str | None, repo: str | None, vectors: str | None = None
+           ) -> TeamStore | None:
+    """The team store `store` and `repo` name (with its vectors under `vectors`), or None
+    for the local SQLite index."""
     if store is None or store == SQLITE:
         if repo is not None:
             raise InvalidStoreChoice("--repo names a repository of a team index: give "
                                      "--store postgresql://... with it")
+        if vectors is not None:
+            raise InvalidStoreChoice("--team-vectors names where a team index's vectors live: "
+                                     "give --store postgresql://... and --repo NAME with it")
         return None
     if not store.startswith(_URL_SCHEMES):
         raise InvalidStoreChoice(f"--store must be {SQLITE} or a postgresql:// URL, "
@@ -53,17 +77,22 @@ def choose(store: str | None, repo: str | None) -> TeamStore | None:
     if repo is None:
         raise InvalidStoreChoice("a team index holds many repositories: say which with "
                                  "--repo NAME")
-    return TeamStore(store, check_repo(repo))
+    return TeamStore(store, check_repo(repo),
+                     vectors_dir(vectors) if vectors is not None else None)
 
 
-def add_arguments(parser: Any, required: bool = False) -> None:
-    """`--store` and `--repo` from `PARAMS`; `required` for commands that only make sense on
-    a team index (grant, revoke)."""
+def add_arguments(parser: Any, required: bool = False, vectors: bool = True) -> None:
+    """`--store`, `--repo` and (with `vectors`) `--team-vectors` from `PARAMS`; `required`
+    for commands that only make sense on a team index (grant, revoke)."""
     parser.add_argument("--store", default=None, required=required, metavar="URL",
                         help=f"{PARAMS['store'].doc} (default: {SQLITE})")
     parser.add_argument("--repo", default=None, required=required, metavar="NAME",
                         help=PARAMS["repo"].doc)
+    if vectors:
+        parser.add_argument("--team-vectors", dest="team_vectors", default=None,
+                            metavar="DIR", help=PARAMS["team_vectors"].doc)
 
 
 def from_arguments(args: Any) -> TeamStore | None:
-    return choose(getattr(args, "store", None), getattr(args, "repo", None))
+    return choose(getattr(args, "store", None), getattr(args, "repo", None),
+                  getattr(args, "team_vectors", None))

@@ -14,10 +14,12 @@ file handles X" when no snippet of the file does. It is a channel of its own
 (`search_files`), which ranks the `files` group of a grouped answer: scored as a third surface
 of chunks it only competed with their own vectors and lost (`kebab eval`, README Quality).
 
-SQLite is the source of truth. A sync diffs (row key, embedded-text hash) between the two
-stores: vectors whose chunk is gone, or whose text changed, are replaced; chunks without a
-vector get one. That one diff also repairs a crash between the two stores, so there is no
-separate recovery path.
+SQLite (or, for a team index, PostgreSQL: any `EmbeddingStore`) is the source of truth. A
+sync diffs (row key, embedded-text hash) between the two stores: vectors whose chunk is gone,
+or whose text changed, are replaced; chunks without a vector get one. That one diff also
+repairs a crash between the two stores, so there is no separate recovery path. Rows whose
+chunk is gone are deleted last, so that a store with no embedding cache of its own (a team
+index's) can take a moved chunk's vector from its old row.
 
 Vectors are cached by the hash of the text that was embedded (model-qualified), so an
 unchanged text is never embedded twice: not after a restart, a rename (which changes chunk
@@ -39,7 +41,7 @@ import numpy as np
 
 from indexing.embed import Embedder, EmbedderUnavailable
 from indexing.records import ChunkKind
-from indexing.store import EmbeddingSource, FileHead, Store, text_hash
+from indexing.store import EmbeddingSource, EmbeddingStore, FileHead, text_hash
 from indexing.text import words
 from indexing.top_doc import top_doc
 from indexing.vectors import VectorMatch, VectorRow, VectorStore, VectorStoreUnavailable, row_key
@@ -101,6 +103,11 @@ def embed_priority(src: EmbeddingSource, first: Set[str]) -> int:
         return 3
     return 1 if src.doc else 2
 
+
+#: What a completed sync records in its store's meta (searches read the first and the last).
+SYNCED_LEXICAL_VERSION = "vector_synced_lexical_version"
+SYNCED_MODEL = "vector_synced_model"
+SYNCED_VECTOR_VERSION = "vector_version"
 
 CODE, SUMMARY, FILE = "code", "summary", "file"
 #: The surfaces a chunk is ranked by: a chunk search reads this many rows per chunk at most.
@@ -189,10 +196,12 @@ class SyncSummary:
 class VectorIndex:
     """The vector side of one workspace's index."""
 
-    def __init__(self, store: Store, index_dir: Path, embedder: Embedder) -> None:
+    def __init__(self, store: EmbeddingStore, index_dir: Path, embedder: Embedder,
+                 vectors: VectorStore | None = None) -> None:
+        """The table is `index_dir`/vectors, unless `vectors` is given (a team index's)."""
         self.store = store
         self.embedder = embedder
-        self.vectors = VectorStore(index_dir / "vectors", embedder.dim)
+        self.vectors = vectors or VectorStore(index_dir / "vectors", embedder.dim)
         self._sync_lock = threading.Lock()
         self._lock = threading.Lock()  # guards `_queries` (searches run on many threads)
         self._queries: dict[str, Any] = {}
@@ -244,6 +253,37 @@ class VectorIndex:
                 summary.rebuilt = str(exc)
                 return summary
 
+    def is_current(self) -> bool:
+        """True only when the last completed sync saw the store's lexical version, used this
+        model, and left the vector table at the version it still has (nobody wrote, reset or
+        deleted it since). Anything else, including a table that cannot be read, means: run
+        the sync. Checking costs no model load and no diff: most of a no-change index run."""
+        meta = self.store.meta_value
+        if meta(SYNCED_LEXICAL_VERSION) != str(self.store.lexical_version()):
+            return False
+        if meta(SYNCED_MODEL) != self.embedder.model_id:
+            return False
+        return meta(SYNCED_VECTOR_VERSION) == str(self.version())
+
+    def sync_recorded(self, **kwargs: Any) -> SyncSummary:
+        """`sync`, recording in the store's meta the lexical version it caught up with (so a
+        search can tell when vectors are stale), the model, and the table's version. Vectors
+        of another model are dropped first: they would answer nonsense."""
+        meta = self.store.meta_value
+        model = meta(SYNCED_MODEL)
+        if model is not None and model != self.embedder.model_id:
+            self.vectors.reset()
+        version = self.store.lexical_version()
+        summary = self.sync(**kwargs)
+        have, total = self.coverage()
+        if not summary.cancelled or have == total:
+            self.store.set_meta(SYNCED_LEXICAL_VERSION, str(version))
+            self.store.set_meta(SYNCED_MODEL, self.embedder.model_id)
+        current = self.version()
+        if current is not None:
+            self.store.set_meta(SYNCED_VECTOR_VERSION, str(current))
+        return summary
+
     def _sync(self, progress: ProgressFn | None, stop: StopFn, first: set[str]) -> SyncSummary:
         started = time.perf_counter()
         summary = SyncSummary()
@@ -251,9 +291,22 @@ class VectorIndex:
         have = self.vectors.row_hashes()
         want_hash = {w.key: w.hash for w in wanted}
         stale = [key for key, h in have.items() if want_hash.get(key) != h]
-        if stale:
-            self.vectors.delete_keys(sorted(stale))
-            summary.deleted = len(stale)
+        summary.deleted = len(stale)
+        replaced = [key for key in stale if key in want_hash]
+        if replaced:  # their chunk is still there: its new vector comes below
+            self.vectors.delete_keys(sorted(replaced))
+        try:
+            self._add_missing(wanted, have, summary, progress, stop, first)
+        finally:
+            # Last: until now the rows of chunks that moved were a cache of their vectors.
+            gone = sorted(key for key in stale if key not in want_hash)
+            if gone:
+                self.vectors.delete_keys(gone)
+        summary.seconds = time.perf_counter() - started
+        return summary
+
+    def _add_missing(self, wanted: list[_Wanted], have: dict[str, str], summary: SyncSummary,
+                     progress: ProgressFn | None, stop: StopFn, first: set[str]) -> None:
         missing = [w for w in wanted if have.get(w.key) != w.hash]
         missing.sort(key=lambda w: embed_priority(w.source, first))
         summary.total = len(missing)
@@ -277,8 +330,6 @@ class VectorIndex:
         if not summary.cancelled and (summary.embedded or summary.deleted):
             # The cache only grows by what was just embedded: bound it now.
             self.store.prune_embed_cache(model, {w.hash for w in wanted})
-        summary.seconds = time.perf_counter() - started
-        return summary
 
     def _vectors_for(
         self, batch: list[_Wanted], model: str, summary: SyncSummary, stop: StopFn

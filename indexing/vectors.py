@@ -101,8 +101,12 @@ def sql_where(
     langs: Sequence[str] | None = None,
     kinds: Sequence[str] | None = None,
     path_regex: str | None = None,
+    only_paths: Iterable[str] | None = None,
+    skip_paths: Iterable[str] = (),
 ) -> str | None:
-    """A prefilter for `VectorStore.search`, or None when nothing is filtered.
+    """A prefilter for `VectorStore.search`, or None when nothing is filtered. `only_paths`
+    and `skip_paths` are the split of a team index with local changes (`search.overlay`):
+    a vector of a file changed here must not answer for the team index.
 
     `regexp_like` rather than `regexp_match`: lancedb 0.40 accepts both, but warns that
     `regexp_match`'s coercion to boolean may change.
@@ -114,6 +118,13 @@ def sql_where(
         clauses.append(f"kind IN ({', '.join(sql_quote(v) for v in kinds)})")
     if path_regex:
         clauses.append(f"regexp_like(path, {sql_quote(path_regex)})")
+    if only_paths is not None:
+        only = sorted(only_paths)
+        clauses.append(f"path IN ({', '.join(sql_quote(p) for p in only)})" if only
+                       else "false")
+    skip = sorted(skip_paths)
+    if skip:
+        clauses.append(f"path NOT IN ({', '.join(sql_quote(p) for p in skip)})")
     return " AND ".join(clauses) if clauses else None
 
 
@@ -166,6 +177,12 @@ class VectorStore:
     Writes are serialized (LanceDB commits are optimistic; two local writers would just retry)
     and compacted every `optimize_every` write batches, because each add or delete leaves a new
     version and fragment behind and search time grows with the fragment count.
+
+    A local index's table is private (`private`: files 0600, folders 0700) and its only user,
+    so compaction drops every old version at once. A team index's table is shared: its
+    files keep the permissions the filesystem gives them (the directory's group, the umask),
+    and old versions are kept for `keep_versions`, so an editor's search that began on one
+    is not pulled from under it.
     """
 
     def __init__(
@@ -174,11 +191,15 @@ class VectorStore:
         dim: int,
         table: str = "chunks",
         optimize_every: int = 20,
+        private: bool = True,
+        keep_versions: timedelta = timedelta(0),
     ) -> None:
         self.directory = Path(directory)
         self.dim = dim
         self.table_name = table
         self.optimize_every = optimize_every
+        self.private = private
+        self.keep_versions = keep_versions
         self._lock = threading.RLock()
         self._table: Any = None  # the public API's handle, for writes
         self._reader: CoreTable | None = None
@@ -242,7 +263,7 @@ class VectorStore:
         lancedb, pa = _import_lancedb()
         self._pa = pa
         self._schema = _schema(pa, self.dim)
-        private_dir(self.directory)
+        self._make_dir()
         db = lancedb.connect(str(self.directory))
         if self._table_dir.exists():
             table = db.open_table(self.table_name)
@@ -252,11 +273,19 @@ class VectorStore:
         _check_schema(table.schema, self._schema, self._table_dir)
         return table
 
+    def _make_dir(self) -> None:
+        if self.private:
+            private_dir(self.directory)
+        else:
+            self.directory.mkdir(parents=True, exist_ok=True)
+
     def _narrow(self) -> None:
         """LanceDB creates its files with the process's umask (typically 0644); vectors and
         the paths in them are as private as the index they belong to, so files it wrote are
         narrowed to 0600 and folders to 0700. A walk of a few dozen entries after each write
-        batch: those are seconds of embedding apart."""
+        batch: those are seconds of embedding apart. A shared table is left as written."""
+        if not self.private:
+            return
         for folder, dirs, files in os.walk(self._table_dir):
             for name, mode in [(d, PRIVATE_DIR) for d in dirs] + [(f, PRIVATE_FILE)
                                                                     for f in files]:
@@ -280,7 +309,7 @@ class VectorStore:
             if self.directory.is_symlink() or (self.directory.exists()
                                                and not self.directory.is_dir()):
                 self.directory.unlink()
-            private_dir(self.directory)
+            self._make_dir()
 
             def drop() -> None:
                 table_dir = self._table_dir
@@ -346,7 +375,8 @@ class VectorStore:
             self._after_write_locked()
 
     def optimize(self) -> None:
-        """Compact fragments and drop all old versions.
+        """Compact fragments and drop old versions: all of them on a private table, those
+        older than `keep_versions` on a shared one.
 
         `cleanup_older_than=0` is safe only because this process is the table's sole user;
         LanceDB warns about that on every call, so the warning is silenced here.
@@ -354,7 +384,7 @@ class VectorStore:
         with self._lock, warnings.catch_warnings():
             table = self._open()
             warnings.simplefilter("ignore", UserWarning)
-            self._guard("optimize", lambda: table.optimize(cleanup_older_than=timedelta(0)))
+            self._guard("optimize", lambda: table.optimize(cleanup_older_than=self.keep_versions))
             self._writes_since_optimize = 0
 
     def _delete_in_locked(self, table: Any, column: str, values: list[str]) -> None:
@@ -398,6 +428,22 @@ class VectorStore:
             return {}
         found = self._guard("scan", reader.columns, ["key", "text_hash"])
         return dict(zip(found["key"], found["text_hash"], strict=True))
+
+    def vectors_by_hash(self, hashes: Sequence[str]) -> dict[str, bytes]:
+        """Embedded-text hash -> a vector stored for that text (float32 bytes), for those of
+        `hashes` some row holds: a store that keeps no embedding cache (a team index's) reuses
+        its own rows, so a moved chunk is not embedded again."""
+        reader = self._read()
+        if reader is None or not hashes:
+            return {}
+        out: dict[str, bytes] = {}
+        for start in range(0, len(hashes), _DELETE_CHUNK):
+            part = hashes[start : start + _DELETE_CHUNK]
+            where = f"text_hash IN ({', '.join(sql_quote(h) for h in part)})"
+            found = self._guard("scan", reader.columns, ["text_hash", "vector"], where)
+            for h, vec in zip(found["text_hash"], found["vector"], strict=True):
+                out.setdefault(h, np.asarray(vec, dtype=np.float32).tobytes())
+        return out
 
     def chunk_ids(self) -> set[str]:
         reader = self._read()

@@ -172,27 +172,50 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def _index_team(args: argparse.Namespace, team: TeamStore, settings: Settings) -> int:
+    """`kebab index --store URL --repo NAME`: the files, then (with `--team-vectors DIR`,
+    unless `--no-embed`) the repository's vectors under DIR."""
     from indexing.postgres.store import safe_url
-    from indexing.postgres.team_index import index_repository
+    from indexing.postgres.team_index import update_repository
     from kebab_lsp.team import NO_TEAM_VECTORS
 
-    if args.embed:  # asked for in so many words: not quietly skipped
-        print(f"kebab: --embed: {NO_TEAM_VECTORS}; index with --no-embed", file=sys.stderr)
+    if args.embed and team.vectors is None:  # asked for in so many words: not quietly skipped
+        print(f"kebab: --embed: {NO_TEAM_VECTORS}", file=sys.stderr)
         return 2
     root = _root(args)
-    progress = Progress("indexing")
+    embedder = None
+    if team.vectors is not None and args.embed is not False:
+        from indexing.location import model_cache_dir
+        from indexing.runtime.folder_index import shared_embedder
+
+        embedder = shared_embedder(settings.model_dir, settings.embed_threads,
+                                   model_cache_dir(settings.index_dir))
+    progress, embedding = Progress("indexing"), Progress("embedding")
     try:
-        summary = index_repository(root, team.url, team.repo, settings, rebuild=args.rebuild,
-                                   progress=progress)
+        run = update_repository(root, team.url, team.repo, settings, rebuild=args.rebuild,
+                                progress=progress, vectors=team.vectors, embedder=embedder,
+                                embed_progress=embedding)
     finally:
         progress.close()
+        embedding.close()
+    summary = run.files
     out = summary.as_json()
-    out["store"] = {"backend": "postgresql", "url": safe_url(team.url), "repo": team.repo}
+    where = {"backend": "postgresql", "url": safe_url(team.url), "repo": team.repo}
+    out["store"] = where
+    if run.vectors is not None:
+        from indexing.postgres.team_vectors import dataset_dir
+
+        assert team.vectors is not None
+        synced = run.vectors
+        where["vectors"] = str(dataset_dir(team.vectors, team.repo))
+        out["embedding"] = {"embedded": synced.embedded, "from_cache": synced.from_cache,
+                            "deleted": synced.deleted, "seconds": round(synced.seconds, 3)}
     if args.json:
         print(json.dumps(out, sort_keys=True))
         return 0
     print(f"indexed {root} -> repository {team.repo!r} at {safe_url(team.url)}")
     _print_counts(summary, args.list_skipped)
+    if "embedding" in out:
+        print(f"  vectors in {where['vectors']}: {out['embedding']}")
     return 0
 
 
@@ -255,7 +278,7 @@ def _search_team(args: argparse.Namespace, team: TeamStore, root: Path,
     from search.request import from_arguments as request_from_flags
     from search.types import InvalidQuery, SearchUnavailable
 
-    ws = TeamWorkspace(team.url, team.repo, settings, root)
+    ws = TeamWorkspace(team.url, team.repo, settings, root, vectors=team.vectors)
     try:
         req = request_from_flags(args, settings)
         if ws.store.stats().files == 0:
@@ -340,6 +363,11 @@ def cmd_status(args: argparse.Namespace) -> int:
         store = PgStore.open(team.url, team.repo)
         where = {"store": safe_url(team.url), "repo": team.repo, "backend": "postgresql",
                  "bm25_extension": store.bm25_extension()}
+        if team.vectors is not None:
+            from indexing.embed import Embedder
+            from indexing.postgres.team_vectors import status
+
+            where["vectors"] = status(store, team.vectors, Embedder())  # not loaded: its dim
     else:
         from kebab_lsp.workspace import Workspace
 
@@ -564,7 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
                        ("revoke", "stop ROLE reading a repository of a team index")):
         p = sub.add_parser(name, help=what)
         p.add_argument("role", metavar="ROLE", help="a PostgreSQL role")
-        add_store_flags(p, required=True)
+        add_store_flags(p, required=True, vectors=False)
         p.set_defaults(func=cmd_grant, grant_action=name)
 
     p = sub.add_parser("eval", help="score every search mode on queries drawn from the tree")

@@ -119,7 +119,7 @@ class Session:
         checkout), opened on first use and again when the settings or the folder change; None
         on the local index. Raises SearchUnavailable saying what is wrong."""
         try:
-            choice = choose(self.settings.store, self.settings.repo)
+            choice = choose(self.settings.store, self.settings.repo, self.settings.team_vectors)
         except InvalidStoreChoice as exc:
             raise SearchUnavailable(f"the store and repo settings: {exc}") from exc
         with self._team_lock:
@@ -140,7 +140,7 @@ class Session:
 
             try:
                 team = TeamOverlay(choice, folder.root, folder.index.store, folder,
-                                   lambda: self.settings)
+                                   lambda: self.settings, local_vectors=folder.index)
             except TeamStoreError as exc:
                 raise SearchUnavailable(str(exc)) from exc
             self._team = (choice, folder, team)

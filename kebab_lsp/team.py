@@ -3,8 +3,9 @@
 with the checkout's local changes overlaid (`TeamOverlay`).
 
 The searcher is the one every index answers through, so query syntax, filters, snippets,
-highlights, usages and recall meta are the same; what the PostgreSQL store cannot do (vectors,
-raw FTS5) fails with a reason when asked for explicitly.
+highlights, usages and recall meta are the same. Vectors come from the repository's dataset
+under the `team_vectors` directory (`indexing.postgres.team_vectors`); without one, or when
+what the store cannot do (raw FTS5) is asked for explicitly, the request fails with a reason.
 """
 
 from __future__ import annotations
@@ -14,40 +15,67 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from indexing.embed import Embedder
 from indexing.postgres.store import PgStore, TeamStoreError
+from indexing.postgres.team_vectors import TeamVectors
 from indexing.settings import Settings
 from indexing.store_choice import TeamStore
 from indexing.vector_index import VectorIndex
 from search import overlay
-from search.engine import Searcher
+from search.engine import Searcher, VectorSource
 from search.types import SearchRequest, SearchResult, SearchUnavailable
 
-#: Why a team index answers no vector or hybrid request (yet).
-NO_TEAM_VECTORS = ("a team index on PostgreSQL holds no vectors yet (vectors in LanceDB at a "
-                   "shared URI are not built)")
+#: Why a team index answers no vector or hybrid request when no directory of vectors is named.
+NO_TEAM_VECTORS = ("this team index is read without vectors: name the directory they are "
+                   "in with --team-vectors DIR (the teamVectors setting), as `kebab index "
+                   "--store URL --repo NAME --team-vectors DIR` writes them")
 
 
 class _NoVectors:
-    vector_error: str | None = NO_TEAM_VECTORS
+    def __init__(self, reason: str = NO_TEAM_VECTORS) -> None:
+        self.vector_error: str | None = reason
 
     def vector_index(self) -> VectorIndex | None:
         return None
 
 
+def team_vectors(store: PgStore, vectors: Path | None, settings: Callable[[], Settings]
+                 ) -> TeamVectors | _NoVectors:
+    """Where a searcher of `store` gets its vectors: the dataset under `vectors`, read with
+    the model the settings name (loaded on the first vector request), or none, saying why.
+    The `embed` setting is not asked: it turns off computing this checkout's embeddings,
+    while the team's were computed by the indexing job and only a query is embedded here."""
+    if vectors is None:
+        return _NoVectors()
+
+    def embedder() -> Embedder:
+        from indexing.location import model_cache_dir
+        from indexing.runtime.folder_index import shared_embedder
+
+        now = settings()
+        return shared_embedder(now.model_dir, now.embed_threads,
+                               model_cache_dir(now.index_dir))
+
+    return TeamVectors(store, vectors, embedder)
+
+
 class TeamWorkspace:
-    """Repository `repo` of the team index at `url`. Hits cite paths relative to `root`, the
-    checkout's root when there is one, else the repository's name as a folder: a team index
-    is searched with no local checkout."""
+    """Repository `repo` of the team index at `url`, with its vectors under `vectors` when
+    named. Hits cite paths relative to `root`, the checkout's root when there is one, else
+    the repository's name as a folder: a team index is searched with no local checkout."""
 
     def __init__(self, url: str, repo: str, settings: Settings | None = None,
-                 root: Path | None = None) -> None:
+                 root: Path | None = None, vectors: Path | None = None) -> None:
         self.settings = settings or Settings()
         self.store = PgStore.open(url, repo)
         self.root = root or Path("/") / repo
-        self.searcher = Searcher(self.root, self.store, vectors=_NoVectors(),
+        self.vectors = team_vectors(self.store, vectors, lambda: self.settings)
+        self.searcher = Searcher(self.root, self.store, vectors=self.vectors,
                                  settings=lambda: self.settings)
 
     def close(self) -> None:
+        if isinstance(self.vectors, TeamVectors):
+            self.vectors.close()
         self.store.close()
 
 
@@ -60,16 +88,19 @@ class TeamOverlay:
     on it. The changed files are worked out again only when either index's version moves."""
 
     def __init__(self, choice: TeamStore, root: Path, local_store: Any, status: Any,
-                 settings: Callable[[], Settings]) -> None:
+                 settings: Callable[[], Settings],
+                 local_vectors: VectorSource | None = None) -> None:
         self.choice = choice
         self.root = root
         self._settings = settings
         self._local_store = local_store
         self.store = PgStore.open(choice.url, choice.repo)
-        self.team = Searcher(root, self.store, vectors=_NoVectors(), settings=settings)
-        # The local side answers lexically too: the team side has no vectors, and the local
-        # vector prefilter does not narrow to the changed files.
-        self.local = Searcher(root, local_store, vectors=_NoVectors(), status=status,
+        self.vectors = team_vectors(self.store, choice.vectors, settings)
+        self.team = Searcher(root, self.store, vectors=self.vectors, settings=settings)
+        # With the team's vectors, the files changed here are searched by the folder's own
+        # (`local_vectors`, narrowed to them); without, lexically, as the team side is.
+        local = local_vectors if choice.vectors is not None and local_vectors else _NoVectors()
+        self.local = Searcher(root, local_store, vectors=local, status=status,
                               settings=settings)
         self._lock = threading.Lock()
         self._changes: tuple[tuple[int, int], overlay.Changes] | None = None
@@ -92,4 +123,6 @@ class TeamOverlay:
 
     def close(self) -> None:
         with self._lock:
+            if isinstance(self.vectors, TeamVectors):
+                self.vectors.close()
             self.store.close()

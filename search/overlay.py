@@ -14,7 +14,9 @@ counts add up.
 
 The two sides rank with different backends, whose scores do not compare (`meta.score` says
 so), so the hits are merged by rank, not by score: each hit scores 1 / (rrf_k + its rank on its
-own side), team first on ties, and `meta.score` names that kind.
+own side), team first on ties, and `meta.score` names that kind, and each side's own
+(`sides`): a vector or hybrid request can be answered by meaning on the team side and by
+words on this side, when the local index has no vectors; a warning says so.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import dataclass, replace
 from indexing.store.catalog import FileState
 from search.engine import Searcher
 from search.merge import merge_meta
-from search.types import Hit, SearchRequest, SearchResult
+from search.types import Hit, SearchRequest, SearchResult, SearchUnavailable
 
 ShouldStop = Callable[[], bool]
 MERGED_SCORE = {"kind": "rank_merged_team_and_local", "direction": "higher_is_better",
@@ -60,8 +62,16 @@ def search(team: Searcher, local: Searcher, changes: Changes, req: SearchRequest
     only = changes.here if filters.only_paths is None else filters.only_paths & changes.here
     if not only:
         return _annotated(from_team, repo, changes)
-    from_local = local.search(replace(req, filters=replace(filters, only_paths=only)),
-                              should_stop=should_stop)
+    local_req = replace(req, filters=replace(filters, only_paths=only))
+    downgraded: str | None = None
+    try:
+        from_local = local.search(local_req, should_stop=should_stop)
+    except SearchUnavailable as exc:  # an explicit vector mode the local index cannot serve
+        if req.mode not in ("vector", "hybrid"):
+            raise
+        downgraded = (f"the {len(only)} file(s) changed here were searched by words, not in "
+                      f"mode {req.mode!r}: the local index cannot: {exc}")
+        from_local = local.search(replace(local_req, mode="lexical"), should_stop=should_stop)
     ranked: list[tuple[float, int, int, Hit]] = []
     for side, result in enumerate((from_team, from_local)):
         for rank, hit in enumerate(result.hits, start=1):
@@ -70,7 +80,10 @@ def search(team: Searcher, local: Searcher, changes: Changes, req: SearchRequest
     hits = [replace(hit, score=round(-neg, 6)) for neg, _, _, hit in ranked[:req.k]]
     meta = merge_meta([from_team.meta, from_local.meta], len(hits))
     meta.index = dict(from_team.meta.index)  # the team index answered; the overlay is counted
-    meta.score = dict(MERGED_SCORE)
+    meta.score = {**MERGED_SCORE, "sides": {"team": from_team.meta.score.get("kind"),
+                                            "local": from_local.meta.score.get("kind")}}
+    if downgraded:
+        meta.warnings.append(downgraded)
     return _annotated(SearchResult(hits=hits, meta=meta, files=[]), repo, changes)
 
 

@@ -120,7 +120,7 @@ class Meta:
         default_factory=lambda: {"complete": True, "ranking_scope": "all_matches",
                                  "truncated": False}
     )
-    score: dict[str, str] = field(
+    score: dict[str, Any] = field(
         default_factory=lambda: {"kind": "bm25_normalized", "direction": "higher_is_better"}
     )
     index: dict[str, Any] = field(default_factory=dict)

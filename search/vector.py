@@ -63,4 +63,5 @@ def files(store: SearchStore, vindex: VectorIndex, root: str, query: str, filter
 
 
 def _where(filters: Filters) -> str | None:
-    return sql_where(list(filters.langs), list(filters.kinds), filters.path_regex)
+    return sql_where(list(filters.langs), list(filters.kinds), filters.path_regex,
+                     filters.only_paths, filters.skip_paths)

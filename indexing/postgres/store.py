@@ -40,13 +40,15 @@ from indexing.postgres.schema import DDL, PG_SCHEMA_VERSION, policies
 from indexing.records import Extraction, Ref, Span, Symbol, chunk_id_for, text_hash
 from indexing.store.catalog import FileState, Stats
 from indexing.store.connection import StoreError
+from indexing.store.embed_cache import FILE_HEAD_CHARS, EmbeddingSource, FileHead
 from indexing.store.interface import Capabilities
 from indexing.store.refs import FileRow, RefKey, RefRow
 from indexing.store.rows import SYMBOL_COLUMNS, ChunkRow, SymbolRow, chunk_from, symbol_from
 from indexing.store.writes import FileWrite
 from indexing.store_choice import check_repo
 
-#: What a team index answers: lexical and exact text, usages; no raw FTS5, no vectors yet.
+#: What a team index answers: lexical and exact text, usages; no raw FTS5. Vectors are not
+#: the store's: they are beside it, where `team_vectors` names (`postgres/team_vectors.py`).
 POSTGRESQL = Capabilities(backend="postgresql", score_kind=ranking.SCORE_KIND, raw_syntax=None,
                           refs=True, vectors=False)
 #: The first key of kebab's advisory locks, so they never meet another application's: the
@@ -530,6 +532,54 @@ class PgStore:
             "ORDER BY f.path COLLATE \"C\", s.ord",
             (self.repo,)).fetchall()
         return [SymbolRow(r[0], r[1], bool(r[2]), symbol_from(r[3:])) for r in rows]
+
+    # -- what vectors are computed from (`EmbeddingStore`, with `team_vectors`) -------------
+
+    def embedding_sources(self) -> list[EmbeddingSource]:
+        """Every chunk with what its embedding texts are built from, in path/line order, as
+        the SQLite store gives them (`indexing.store.embed_cache`)."""
+        rows = self.execute(
+            "SELECT c.chunk_id, f.path, f.lang, COALESCE(s.kind, c.kind), c.context, "
+            "COALESCE(s.signature, ''), COALESCE(s.doc, ''), c.text, f.is_test, "
+            "(c.kind = 'definition' AND c.symbol_id IS NOT NULL AND NOT EXISTS ("
+            "SELECT 1 FROM kebab.chunks o WHERE o.symbol_id = c.symbol_id "
+            "AND o.kind = 'definition' AND (o.start_line < c.start_line OR "
+            "(o.start_line = c.start_line "
+            "AND o.chunk_id COLLATE \"C\" < c.chunk_id COLLATE \"C\"))))"
+            f" {CHUNK_FROM} WHERE c.repo = %s "
+            "ORDER BY f.path COLLATE \"C\", c.start_line, c.chunk_id COLLATE \"C\"",
+            (self.repo,)).fetchall()
+        return [EmbeddingSource(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7],
+                                is_test=bool(r[8]), leads=bool(r[9])) for r in rows]
+
+    def file_heads(self) -> dict[str, FileHead]:
+        """Every file that has a chunk, by path, with what its file vector is computed from."""
+        outlines: dict[int, list[tuple[str, str]]] = {}
+        for file_id, kind, name in self.execute(
+                "SELECT file_id, kind, name FROM kebab.symbols WHERE repo = %s "
+                "AND container IS NULL ORDER BY file_id, ord", (self.repo,)):
+            outlines.setdefault(file_id, []).append((str(kind), str(name)))
+        return {str(r[1]): FileHead(str(r[1]), str(r[2]), tuple(outlines.get(r[0], ())))
+                for r in self.execute(
+                    f"SELECT f.id, f.path, substr(f.text, 1, {FILE_HEAD_CHARS}) "
+                    "FROM kebab.files f WHERE f.repo = %s AND EXISTS "
+                    "(SELECT 1 FROM kebab.chunks c WHERE c.file_id = f.id) "
+                    "ORDER BY f.path COLLATE \"C\"", (self.repo,))}
+
+    def chunk_count(self) -> int:
+        return int(self._value("SELECT count(*) FROM kebab.chunks WHERE repo = %s",
+                               (self.repo,)))
+
+    def chunked_file_count(self) -> int:
+        """Files that own a chunk: each has a file vector."""
+        return int(self._value("SELECT count(DISTINCT file_id) FROM kebab.chunks "
+                               "WHERE repo = %s", (self.repo,)))
+
+    def leading_chunk_count(self) -> int:
+        """Definitions that own a chunk: each has a summary vector besides its code vectors."""
+        return int(self._value(
+            "SELECT count(DISTINCT symbol_id) FROM kebab.chunks WHERE repo = %s "
+            "AND kind = 'definition' AND symbol_id IS NOT NULL", (self.repo,)))
 
     def bm25_extension(self) -> str | None:
         """A BM25 extension the database offers; reported, not used (`ranking`)."""

@@ -96,8 +96,8 @@ class FolderIndex:
         return self._vectors
 
     def sync_vectors(self, **kwargs: object) -> SyncSummary | None:
-        """Embed what the lexical index has and the vector index lacks; records the lexical
-        version it caught up with, so searches can tell when vectors are stale.
+        """Embed what the lexical index has and the vector index lacks, recording the lexical
+        version it caught up with (`VectorIndex.sync_recorded`).
 
         When neither the lexical index nor the vector table changed since a sync that completed
         with this model, there is nothing to do, and the diff (every chunk id on both sides) and
@@ -106,36 +106,13 @@ class FolderIndex:
         if vindex is None:
             return None
         started = time.perf_counter()
-        if self._vectors_current(vindex):
+        if vindex.is_current():
             return SyncSummary(seconds=time.perf_counter() - started)
         ok, reason = vindex.embedder.available()
         if not ok:
             self.disable_vectors(f"embedding model unavailable: {reason}")
             return None
-        model = self.store.meta_value("vector_synced_model")
-        if model is not None and model != vindex.embedder.model_id:
-            vindex.vectors.reset()  # another model's vectors would answer nonsense
-        version = self.store.stats().lexical_version
-        summary = vindex.sync(**kwargs)  # type: ignore[arg-type]
-        have, total = vindex.coverage()
-        if not summary.cancelled or have == total:
-            self.store.set_meta("vector_synced_lexical_version", str(version))
-            self.store.set_meta("vector_synced_model", vindex.embedder.model_id)
-        current = vindex.version()
-        if current is not None:
-            self.store.set_meta("vector_version", str(current))
-        return summary
-
-    def _vectors_current(self, vindex: VectorIndex) -> bool:
-        """True only when the last completed sync saw this lexical version, used this model, and
-        left the vector table at the version it still has (nobody wrote, reset or deleted it
-        since). Anything else, including a table that cannot be read, means: run the sync."""
-        meta = self.store.meta_value
-        if meta("vector_synced_lexical_version") != str(self.store.lexical_version()):
-            return False
-        if meta("vector_synced_model") != vindex.embedder.model_id:
-            return False
-        return meta("vector_version") == str(vindex.version())
+        return vindex.sync_recorded(**kwargs)
 
     def disable_vectors(self, reason: str) -> None:
         self.vector_error = reason

@@ -34,6 +34,7 @@ from indexing.store.embed_cache import EmbeddingCache, EmbeddingSource, FileHead
 from indexing.store.interface import (
     SQLITE,
     Capabilities,
+    EmbeddingStore,
     FileFacts,
     IndexStore,
     IndexWriter,
@@ -51,6 +52,7 @@ __all__ = [
     "DB_NAME",
     "ChunkRow",
     "EmbeddingSource",
+    "EmbeddingStore",
     "FileFacts",
     "FileHead",
     "FileState",

@@ -4,7 +4,7 @@ team index on PostgreSQL (`indexing.postgres`) are two backends of one interface
 Two halves, because their callers differ: the indexer writes through `IndexWriter` (a
 hash-diff plan, then batches of whole files); lexical and exact-text search and the
 workspace-symbol matcher read through `SearchStore`, usage answers through `RefStore`, grouped
-answers through `FileFacts`.
+answers through `FileFacts`; a vector sync reads and records through `EmbeddingStore`.
 Neither names a table or an engine's syntax: queries arrive as `LexicalQuery`, rows leave as
 `ChunkRow`, `SymbolRow` and `RefRow`. What a backend cannot do it says in its `Capabilities`,
 so a request it cannot serve fails with a reason instead of quietly becoming another request.
@@ -16,6 +16,7 @@ cache, damage repair); those stay its own until a second backend needs them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -24,6 +25,7 @@ from indexing.filters import Filters
 from indexing.lexical_query import LexicalQuery
 from indexing.records import Symbol
 from indexing.store.catalog import FileState, Stats
+from indexing.store.embed_cache import EmbeddingSource, FileHead
 from indexing.store.refs import FileRow, RefKey, RefRow
 from indexing.store.rows import ChunkRow, SymbolRow
 from indexing.store.writes import FileWrite
@@ -132,6 +134,37 @@ class FileFacts(Protocol):
     def symbols_of_file(self, file_rowid: int) -> list[tuple[int, Symbol]]: ...
 
     def imports_of(self, file_rowid: int, limit: int = 100) -> list[str]: ...
+
+
+class EmbeddingStore(Protocol):
+    """What a vector sync (`indexing.vector_index`) reads and records: what each chunk's and
+    file's vectors are computed from, how many vectors that makes, a cache of vectors by
+    embedded-text hash, and the meta a completed sync leaves (which lexical version, model
+    and vector table version it saw)."""
+
+    def reading(self) -> AbstractContextManager[Any]: ...
+
+    def embedding_sources(self) -> list[EmbeddingSource]: ...
+
+    def file_heads(self) -> dict[str, FileHead]: ...
+
+    def chunk_count(self) -> int: ...
+
+    def leading_chunk_count(self) -> int: ...
+
+    def chunked_file_count(self) -> int: ...
+
+    def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, bytes]: ...
+
+    def cache_vectors(self, model: str, items: Sequence[tuple[str, bytes]]) -> None: ...
+
+    def prune_embed_cache(self, model: str, needed: AbstractSet[str]) -> int: ...
+
+    def lexical_version(self) -> int: ...
+
+    def meta_value(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str) -> None: ...
 
 
 class IndexStore(IndexWriter, SearchStore, Protocol):

@@ -14,7 +14,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from bench.postgres_server import OWNER, PgCluster
-from indexing.postgres.team_index import index_repository
+from indexing.postgres.team_index import index_repository, update_repository
+from indexing.runtime.folder_index import shared_embedder
 from indexing.settings import Settings
 
 pytestmark = pytest.mark.postgres
@@ -124,3 +125,33 @@ async def test_a_team_index_answers_for_one_folder(
     await s.wait_idle()
     with pytest.raises(JsonRpcException, match="one workspace folder.*2 are open"):
         await s.search({"query": "user", "mode": "lexical"})
+
+
+@pytest.mark.model
+async def test_team_vectors_answer_by_meaning_and_local_changes_by_words(
+        start_server: StartFn, tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> None:
+    """`teamVectors`: vector and hybrid requests answered from the team's vectors, with the
+    file changed here searched in the local index, by words when it has no vectors (the
+    server's local index embeds nothing here), and the answer says so."""
+    url, shared = pg_cluster.url(pg_database, OWNER), tmp_path / "shared-vectors"
+    ci = write_tree(tmp_path / "ci", FILES)
+    update_repository(ci, url, REPO, Settings(workers=1), vectors=shared,
+                      embedder=shared_embedder(None, None))
+    checkout = tmp_path / "checkout"
+    shutil.copytree(ci, checkout)
+    users = checkout / "app/users.py"
+    users.write_text(FILES["app/users.py"].replace("delete_user", "archive_user"))
+
+    s = await start_server([checkout], init_options={"store": url, "repo": REPO,
+                                                     "teamVectors": str(shared)})
+    await s.wait_idle()
+    for mode, kind in (("vector", "cosine_similarity"), ("hybrid", "rrf_normalized")):
+        answer = await s.search({"query": "remove a user for good", "mode": mode, "k": 50})
+        assert not list(VALIDATOR.iter_errors(answer))
+        assert answer["meta"]["score"]["sides"]["team"] == kind, answer["meta"]
+        assert answer["meta"]["score"]["sides"]["local"] != kind
+        assert answer["meta"]["index"]["team"]["overlay_files"] == 1
+        assert any("searched by words" in w for w in answer["meta"]["warnings"])
+        assert {h["path"] for h in answer["hits"]} - {"app/users.py"}  # the team's, by meaning
+        assert all(h["path"] != "app/users.py" or "delete_user" not in h["snippet"]["text"]
+                   for h in answer["hits"])

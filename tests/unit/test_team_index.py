@@ -147,10 +147,10 @@ def test_kebab_commands_on_a_team_index(pg_cluster: PgCluster, pg_database: str,
 
 
 @pytest.mark.parametrize(("args", "says"), [
-    (["search", "users", "--mode", "vector"], "holds no vectors"),
-    (["search", "how are users stored", "--mode", "hybrid"], "holds no vectors"),
+    (["search", "users", "--mode", "vector"], "read without vectors"),
+    (["search", "how are users stored", "--mode", "hybrid"], "read without vectors"),
     (["search", "'names:user'"], "raw SQLite FTS5"),
-    (["index", "--embed"], "holds no vectors"),
+    (["index", "--embed"], "read without vectors"),
 ])
 def test_what_a_team_index_cannot_do_fails_and_says_why(
         pg_cluster: PgCluster, pg_database: str, sample_repo: Path, args: list[str], says: str,
@@ -200,12 +200,12 @@ def test_an_explicit_vector_request_fails_in_the_engine_too(
     index_repository(sample_repo, url, "app", SETTINGS)
     team = TeamWorkspace(url, "app", SETTINGS)
     try:
-        with pytest.raises(SearchUnavailable, match="no vectors"):
+        with pytest.raises(SearchUnavailable, match="read without vectors"):
             team.searcher.search(SearchRequest("users", mode="vector"))
         with pytest.raises(InvalidQuery, match="raw SQLite FTS5"):
             team.searcher.search(SearchRequest("'user*'", mode="lexical"))
         auto = team.searcher.search(SearchRequest("how are users stored"))
-        assert auto.hits and any("no vectors" in w for w in auto.meta.warnings)
+        assert auto.hits and any("read without vectors" in w for w in auto.meta.warnings)
     finally:
         team.close()
 
