@@ -161,6 +161,10 @@ class Session:
         """Raises InvalidQuery for a query too long or not valid text."""
         check_text(query, MAX_SYMBOL_QUERY_CHARS)
         limit = self.settings.symbol_limit
+        team = self._team_overlay()
+        if team is not None:  # one folder, the checkout: answered as `search` is
+            root = str(self.folders()[0].root)
+            return [FolderMatch(0, root, m) for m in team.symbols(query, limit).items]
         per_folder: list[list[FolderMatch]] = []
         for index, folder in enumerate(self.folders()):
             if should_stop():

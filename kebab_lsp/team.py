@@ -23,6 +23,7 @@ from indexing.store_choice import TeamStore
 from indexing.vector_index import VectorIndex
 from search import overlay
 from search.engine import Searcher, VectorSource
+from search.symbols import MatchResult, SymbolIndex, SymbolMatcher
 from search.types import SearchRequest, SearchResult, SearchUnavailable
 
 #: Why a team index answers no vector or hybrid request when no directory of vectors is named.
@@ -82,10 +83,13 @@ class TeamWorkspace:
 class TeamOverlay:
     """The server's answer to `store`/`repo` settings: `kebab/search` over repository `repo`
     of the team index, the one open folder being its checkout, with the files changed in
-    that checkout answered from its local index (`search.overlay`).
+    that checkout answered from its local index (`search.overlay`); `workspace/symbol` the
+    same way.
 
     One connection, so one search at a time (the lock): the query pool's threads take turns
-    on it. The changed files are worked out again only when either index's version moves."""
+    on it. The changed files, and the matcher of their definitions, are worked out again only
+    when either index's version moves; the team's matcher is rebuilt when its version moves
+    (`PgStore` keeps no change log)."""
 
     def __init__(self, choice: TeamStore, root: Path, local_store: Any, status: Any,
                  settings: Callable[[], Settings],
@@ -102,21 +106,36 @@ class TeamOverlay:
         local = local_vectors if choice.vectors is not None and local_vectors else _NoVectors()
         self.local = Searcher(root, local_store, vectors=local, status=status,
                               settings=settings)
+        self.team_symbols = SymbolIndex(self.store)
         self._lock = threading.Lock()
         self._changes: tuple[tuple[int, int], overlay.Changes] | None = None
+        self._changed_symbols: tuple[tuple[int, int], SymbolMatcher] | None = None
 
-    def _current_changes(self) -> overlay.Changes:
+    def _current_changes(self) -> tuple[tuple[int, int], overlay.Changes]:
+        """(both indexes' versions, the changes between them at those versions)."""
         key = (self._local_store.lexical_version(), self.store.lexical_version())
         if self._changes is None or self._changes[0] != key:
             self._changes = (key, overlay.Changes.between(
                 self._local_store.file_states(), self.store.file_states(),
                 lambda path: (self.root / path).is_file()))
-        return self._changes[1]
+        return self._changes
+
+    def symbols(self, query: str, limit: int) -> MatchResult:
+        with self._lock:
+            try:
+                key, changes = self._current_changes()
+                if self._changed_symbols is None or self._changed_symbols[0] != key:
+                    self._changed_symbols = (key, SymbolMatcher(
+                        self._local_store.symbols_in(changes.here)))
+                return overlay.symbols(self.team_symbols, self._changed_symbols[1], changes,
+                                       query, limit)
+            except TeamStoreError as exc:
+                raise SearchUnavailable(str(exc)) from exc
 
     def search(self, req: SearchRequest, should_stop: Callable[[], bool]) -> SearchResult:
         with self._lock:
             try:
-                return overlay.search(self.team, self.local, self._current_changes(), req,
+                return overlay.search(self.team, self.local, self._current_changes()[1], req,
                                       self._settings().rrf_k, should_stop, self.choice.repo)
             except TeamStoreError as exc:
                 raise SearchUnavailable(str(exc)) from exc

@@ -12,6 +12,10 @@ ones only. Both splits are filters (`Filters.only_paths`, `skip_paths`) applied 
 the cut, so each side yields its k best and counts its matches exactly, and the two
 counts add up.
 
+`workspace/symbol` is overlaid the same way: the team index's definitions without those of
+its stale files, merged with the local index's definitions in the files changed here, in the
+matcher's own order (`search.symbols.match_overlaid`), which does not depend on a backend.
+
 The two sides rank with different backends, whose scores do not compare (`meta.score` says
 so), so the hits are merged by rank, not by score: each hit scores 1 / (rrf_k + its rank on its
 own side), team first on ties, and `meta.score` names that kind, and each side's own
@@ -27,6 +31,7 @@ from dataclasses import dataclass, replace
 from indexing.store.catalog import FileState
 from search.engine import Searcher
 from search.merge import merge_meta
+from search.symbols import Answers, MatchResult, SymbolMatcher, match_overlaid
 from search.types import Hit, SearchRequest, SearchResult, SearchUnavailable
 
 ShouldStop = Callable[[], bool]
@@ -85,6 +90,14 @@ def search(team: Searcher, local: Searcher, changes: Changes, req: SearchRequest
     if downgraded:
         meta.warnings.append(downgraded)
     return _annotated(SearchResult(hits=hits, meta=meta, files=[]), repo, changes)
+
+
+def symbols(team: Answers, changed_here: SymbolMatcher, changes: Changes, query: str,
+            limit: int) -> MatchResult:
+    """`workspace/symbol` over the team index (`team`), with the definitions of the files
+    changed here (`changed_here`: the local index's, of `changes.here` only) in place of the
+    team index's stale ones."""
+    return match_overlaid(team, changes.stale, changed_here, query, limit)
 
 
 def _annotated(result: SearchResult, repo: str, changes: Changes) -> SearchResult:

@@ -29,12 +29,13 @@ from __future__ import annotations
 import re
 import threading
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import Protocol
 
 from indexing.records import SymbolKind
-from indexing.store import Store, SymbolRow
+from indexing.store import SymbolRow
 from indexing.text import split_identifier
 
 #: Runs a piece of work in the background under a key (a key already queued is not queued again).
@@ -303,6 +304,10 @@ class SymbolMatcher:
     def __len__(self) -> int:
         return len(self._rows)
 
+    def rows_in(self, paths: Iterable[str]) -> int:
+        """How many of its definitions lie in `paths`."""
+        return sum(self.rows_per_path.get(p, 0) for p in paths)
+
     def _layout(self, suffixes: Sequence[str], stop: str, end: str) -> _Layout:
         names, words = self._names, self._words
         pairs = list(zip(names, suffixes, strict=True))
@@ -502,6 +507,45 @@ def _classify(i: int, specs: Sequence[_TierSpec]) -> tuple[int, bool, int]:
     raise AssertionError("a candidate matches the last tier by construction")
 
 
+class SymbolSource(Protocol):
+    """What a `SymbolIndex` reads: the local index's store, or a team index's, which keeps no
+    change log (`changed_paths_since` is None: every new version reloads every definition)."""
+
+    def lexical_version(self) -> int: ...
+
+    def changed_paths_since(self, version: int) -> set[str] | None: ...
+
+    def symbols_in(self, paths: Iterable[str]) -> list[SymbolRow]: ...
+
+    def all_symbols(self) -> list[SymbolRow]: ...
+
+
+class Answers(Protocol):
+    """A matcher, or a `SymbolIndex` in front of one."""
+
+    def match(self, query: str, limit: int = 100) -> MatchResult: ...
+
+    def rows_in(self, paths: Iterable[str]) -> int: ...
+
+
+def match_overlaid(base: Answers, hidden: frozenset[str], delta: SymbolMatcher | None,
+                   query: str, limit: int) -> MatchResult:
+    """`base`'s answer without its rows of the `hidden` paths, merged with `delta`'s (rows
+    that replace them, or come from elsewhere): the answer one matcher over the rows that remain
+    would give. `base` is asked for as many more as it holds in hidden paths, so no kept row
+    is cut."""
+    found = base.match(query, limit + base.rows_in(hidden))
+    kept = [m for m in found.items if m.row.path not in hidden]
+    fresh = delta.match(query, limit) if delta is not None else MatchResult([], 0)
+    if not query.strip() and any(_is_top(m.row) for m in kept):
+        # A few changed files may hold no top-level types, and then the delta's listing
+        # falls back to every symbol; the whole workspace's listing does not.
+        fresh = MatchResult([m for m in fresh.items if _is_top(m.row)], fresh.total)
+    merged = sorted(kept + fresh.items, key=merge_key)[:limit]
+    total = found.total - (len(found.items) - len(kept)) + fresh.total
+    return MatchResult(merged, total, total_is_lower_bound=found.total_is_lower_bound)
+
+
 class SymbolIndex:
     """A `SymbolMatcher` kept in step with a `Store`, cheaply.
 
@@ -516,7 +560,7 @@ class SymbolIndex:
     once indexing is over, answers are always current.
     """
 
-    def __init__(self, store: Store, version: Callable[[], int] | None = None,
+    def __init__(self, store: SymbolSource, version: Callable[[], int] | None = None,
                  max_delta_paths: int = 256,
                  may_serve_stale: Callable[[], bool] | None = None,
                  schedule: Schedule | None = None) -> None:
@@ -538,9 +582,8 @@ class SymbolIndex:
             paths = None if state is None else self._store.changed_paths_since(state.base_version)
             if state is not None and paths is not None and len(paths) <= self._max_delta_paths:
                 delta = SymbolMatcher(self._store.symbols_in(paths))
-                hidden = sum(state.base.rows_per_path.get(p, 0) for p in paths)
                 state = _IndexState(state.base, state.base_version, version, delta,
-                                    frozenset(paths), hidden)
+                                    frozenset(paths))
                 self._state = state
                 return state
             if state is not None and self._schedule is not None and self._may_serve_stale():
@@ -557,7 +600,7 @@ class SymbolIndex:
         # again, so the next call catches up rather than keeping stale rows.
         self.reloads += 1
         return _IndexState(SymbolMatcher(self._store.all_symbols()), version, version, None,
-                           frozenset(), 0)
+                           frozenset())
 
     def _rebuild(self) -> None:
         state = self._full(self._version())
@@ -568,16 +611,14 @@ class SymbolIndex:
         state = self._current()
         if state.delta is None:
             return state.base.match(query, limit)
-        base = state.base.match(query, limit + state.hidden)
-        kept = [m for m in base.items if m.row.path not in state.stale_paths]
-        fresh = state.delta.match(query, limit)
-        if not query.strip() and any(_is_top(m.row) for m in kept):
-            # A few changed files may hold no top-level types, and then the delta's listing
-            # falls back to every symbol; the whole workspace's listing does not.
-            fresh = MatchResult([m for m in fresh.items if _is_top(m.row)], fresh.total)
-        merged = sorted(kept + fresh.items, key=merge_key)[:limit]
-        total = base.total - (len(base.items) - len(kept)) + fresh.total
-        return MatchResult(merged, total, total_is_lower_bound=base.total_is_lower_bound)
+        return match_overlaid(state.base, state.stale_paths, state.delta, query, limit)
+
+    def rows_in(self, paths: Iterable[str]) -> int:
+        """How many of the current answer's definitions lie in `paths`."""
+        state = self._current()
+        delta = state.delta.rows_per_path if state.delta is not None else {}
+        return sum(delta.get(p, 0) if p in state.stale_paths
+                   else state.base.rows_per_path.get(p, 0) + delta.get(p, 0) for p in paths)
 
 
 @dataclass(frozen=True, slots=True)
@@ -587,7 +628,6 @@ class _IndexState:
     version: int
     delta: SymbolMatcher | None
     stale_paths: frozenset[str]
-    hidden: int  # base rows in stale paths: over-fetch this many so none of the rest is lost
 
 
 def _is_top(row: SymbolRow) -> bool:

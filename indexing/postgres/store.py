@@ -526,12 +526,25 @@ class PgStore:
 
     def all_symbols(self) -> list[SymbolRow]:
         """Every definition of the repository, for the workspace-symbol matcher."""
+        return self._symbols("")
+
+    def symbols_in(self, paths: Iterable[str]) -> list[SymbolRow]:
+        """The definitions in `paths`."""
+        return self._symbols(" AND f.path = ANY(%s)", [sorted(set(paths))])
+
+    def _symbols(self, where: str, params: Sequence[Any] = ()) -> list[SymbolRow]:
         rows = self.execute(
             f"SELECT s.id, f.path, f.is_test, {SYMBOL_COLUMNS} FROM kebab.symbols s "
-            "JOIN kebab.files f ON f.id = s.file_id WHERE f.repo = %s "
+            f"JOIN kebab.files f ON f.id = s.file_id WHERE f.repo = %s{where} "
             "ORDER BY f.path COLLATE \"C\", s.ord",
-            (self.repo,)).fetchall()
+            (self.repo, *params)).fetchall()
         return [SymbolRow(r[0], r[1], bool(r[2]), symbol_from(r[3:])) for r in rows]
+
+    def changed_paths_since(self, version: int) -> set[str] | None:
+        """None: a team index keeps no log of the paths each version changed, so a reader's
+        workspace-symbol matcher reloads every definition when the version moves, which is
+        when the indexing job (CI) has written."""
+        return None
 
     # -- what vectors are computed from (`EmbeddingStore`, with `team_vectors`) -------------
 

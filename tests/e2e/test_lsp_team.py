@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from e2e_support import FILES, Session, StartFn, load_schema, write_tree
+from e2e_support import FILES, Session, StartFn, load_schema, range_of, write_tree
 from jsonschema import Draft202012Validator
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -85,6 +85,58 @@ async def test_search_answers_from_the_team_index_with_local_changes_overlaid(
     for mode in ("vector", "hybrid"):
         with pytest.raises(JsonRpcException, match="team index"):
             await s.search({"query": "user", "mode": mode})
+
+
+async def test_workspace_symbol_answers_from_the_team_index_with_local_changes_overlaid(
+        start_server: StartFn, tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> None:
+    """The team index answers `workspace/symbol` for the files unchanged here (proved by one
+    the local index leaves out, by its `exclude` setting), never for a file edited or deleted
+    here, and the local index answers for the edited and added ones, at their exact places."""
+    url = pg_cluster.url(pg_database, OWNER)
+    ci = _indexed_by_ci(tmp_path, url)
+    (ci / "svc/gone.go").write_text("package svc\n\nfunc GoneHelper() {}\n")
+    index_repository(ci, url, REPO, Settings(workers=1, embed=False))
+    checkout = tmp_path / "checkout"
+    shutil.copytree(ci, checkout)
+    (checkout / "svc/gone.go").unlink()
+    s = await start_server([checkout], init_options={
+        "store": url, "repo": REPO, "exclude": ["svc/only_in_ci.go"]})
+    await s.wait_idle()
+
+    [team_only] = await s.symbols("TeamOnlyHelper")
+    assert team_only.location.uri == (checkout / "svc/only_in_ci.go").as_uri()
+    assert range_of(team_only.location) == ((2, 0), (2, 24))
+    assert await s.symbols("GoneHelper") == []  # deleted here
+    before = [x.location.uri for x in await s.symbols("delete_user")]
+    assert before == [(checkout / "app/users.py").as_uri()]
+
+    users = checkout / "app/users.py"
+    edited = FILES["app/users.py"].replace("delete_user", "archive_user")
+    users.write_text(edited)
+    _save(s, users)
+    added = checkout / "app/audit.py"
+    added.write_text("def record_user_event(user_id: int) -> None:\n    pass\n")
+    _save(s, added)
+    await s.wait_idle()
+    assert await s.symbols("delete_user") == []  # the team index's copy is stale here
+    [archive] = await s.symbols("archive_user")
+    assert archive.location.uri == users.as_uri()
+    assert range_of(archive.location) == _span(edited, "def archive_user", "        pass")
+    [event] = await s.symbols("record_user_event")
+    assert event.location.uri == added.as_uri()
+    assert range_of(event.location) == ((0, 0), (1, 8))
+    # The rest of the edited file comes from its local version, the rest of the tree from
+    # the team index: one answer of both.
+    names = {(x.name, x.location.uri) for x in await s.symbols("user")}
+    assert ("get_user_by_id", users.as_uri()) in names
+    assert ("record_user_event", added.as_uri()) in names
+    assert not any(name == "delete_user" for name, _ in names)
+
+
+def _span(text: str, first: str, last: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    start, end = text.index(first), text.index(last) + len(last)
+    return ((text.count("\n", 0, start), start - text.rfind("\n", 0, start) - 1),
+            (text.count("\n", 0, end), end - text.rfind("\n", 0, end) - 1))
 
 
 async def test_team_settings_change_at_run_time_and_say_what_is_wrong(
