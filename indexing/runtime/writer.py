@@ -15,7 +15,9 @@ The writer also owns the rest of an index's lifecycle: closing the index of a re
 (after its scan stopped); retrying a folder whose writes the disk refused, with a growing
 delay, until a write succeeds and a scan catches the index up (a pending retry is not work:
 `wait_idle` does not wait for it); and, when it has nothing else to do, checkpointing what
-small writes left in the WAL (`Store.settle`), so a save never waits for that sync.
+small writes left in the WAL (`Store.settle`), so a save never waits for that sync. It
+waits for `SETTLE_QUIET_S` without work first: saves often come in bursts (format on save,
+save all, a script), and a checkpoint begun between two of them made the second wait for it.
 
 A folder whose index another process writes (`Folder.writes` false: that process holds the
 index's writer lease) is never written here: its scans are not queued, its file events are
@@ -42,6 +44,8 @@ Written = Callable[[Folder, Sequence[str]], None]
 #: Delay before the first retry of a refused write, doubling up to the maximum.
 RETRY_FIRST_S = 2.0
 RETRY_MAX_S = 60.0
+#: How long the writer must have had nothing to do before it checkpoints (`Store.settle`).
+SETTLE_QUIET_S = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +78,7 @@ class Writer:
         self._retries: dict[Folder, float] = {}  # folder -> when to retry (clock time)
         self._backoff: dict[Folder, float] = {}  # folder -> the last retry delay
         self._clock = clock
+        self._last_work = float("-inf")  # clock time the last job ended
         self._busy = False
         self._stopping = False
         self._thread: threading.Thread | None = None
@@ -167,6 +172,7 @@ class Writer:
             finally:
                 with self._cond:
                     self._busy = False
+                    self._last_work = self._clock()
                     self._cond.notify_all()
 
     def _next(self) -> Callable[[], None] | None:
@@ -200,8 +206,13 @@ class Writer:
                     return lambda: self._apply(due)
                 unsettled = [f for f in self._registry.snapshot() if f.index.store.unsettled]
                 if unsettled:
-                    self._busy = True
-                    return lambda: self._settle(unsettled)
+                    quiet_s = self._last_work + SETTLE_QUIET_S - self._clock()
+                    if quiet_s <= 0:
+                        self._busy = True
+                        return lambda: self._settle(unsettled)
+                    wait_s = self._wait_s()
+                    self._cond.wait(quiet_s if wait_s is None else min(wait_s, quiet_s))
+                    continue
                 self._cond.wait(self._wait_s())
 
     @staticmethod

@@ -190,3 +190,39 @@ def test_an_index_built_with_other_settings_says_so_and_is_brought_in_line(
     assert any(line.startswith("warn") and "exclude" in line for line in second.lines)
     assert "generated" not in {r.symbol.name for r in folder.index.store.all_symbols()}
     assert folder.index.shape_note is None  # recorded: the next open is silent
+
+
+def test_the_writer_checkpoints_only_after_a_quiet_spell(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A burst of saves never waits for a checkpoint begun between two of them: the writer
+    settles the WAL only once it has had nothing to do for `SETTLE_QUIET_S`."""
+    from indexing.runtime import writer as writer_module
+
+    tree = make_tree(tmp_path / "tree", 3)
+    rt = runtime(tmp_path, Recorder())
+    folder = rt.add_folder(tree.as_uri(), "tree", tree)
+    monkeypatch.setattr(writer_module, "SETTLE_QUIET_S", 0.05)
+    rt.start()
+    try:
+        assert rt.wait_idle(60)
+        store = folder.index.store
+        deadline = time.monotonic() + 10
+        while store.unsettled and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not store.unsettled  # the cold index, settled once the writer was idle
+
+        monkeypatch.setattr(writer_module, "SETTLE_QUIET_S", 30.0)
+        (tree / "m000.py").write_text("def f_saved():\n    return 0\n")
+        rt.changed([tree / "m000.py"])
+        assert rt.wait_idle(60)
+        time.sleep(0.3)  # idle, but not for long: the save's pages stay in the WAL
+        assert store.unsettled
+
+        monkeypatch.setattr(writer_module, "SETTLE_QUIET_S", 0.05)
+        rt.changed([tree / "m001.py"])  # any work wakes the writer to look again
+        deadline = time.monotonic() + 10
+        while store.unsettled and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not store.unsettled
+    finally:
+        rt.stop()
