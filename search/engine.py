@@ -29,7 +29,7 @@ from indexing.text import token_parts, tokens
 from indexing.vector_index import VectorIndex, VectorsUnavailable
 from search import lexical, priors, usage, vector
 from search.hits import build_hit
-from search.hybrid import fuse_units, lexical_weight, oversample, unit_of
+from search.hybrid import above_its_code, fuse_units, lexical_weight, oversample, unit_of
 from search.query import Intent, ParsedQuery, highlight_words, parse, route, usage_question
 from search.request import validate
 from search.types import (
@@ -324,10 +324,12 @@ class Searcher:
             vec_by = {r.row.chunk_id: r for r in vec.ranked}
             boost = lexical_weight(lex.complete)
             weights = {r.row.chunk_id: boost for r in lex.ranked[: lex.complete]}
-            units = {r.row.chunk_id: unit_of(r.row) for r in (*lex.ranked, *vec.ranked)}
+            rows = [r.row for r in (*lex.ranked, *vec.ranked)]
+            units = {row.chunk_id: unit_of(row) for row in rows}
             fused = fuse_units([r.row.chunk_id for r in lex.ranked],
                                [r.row.chunk_id for r in vec.ranked], units,
-                               self._settings().rrf_k, weights)
+                               self._settings().rrf_k, weights,
+                               {row.chunk_id for row in rows if above_its_code(row)})
             out = []
             for f in fused:
                 lr = lex_by[f.lexical_chunk] if f.lexical_chunk else None

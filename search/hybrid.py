@@ -24,6 +24,7 @@ section.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from indexing.store import ChunkRow
@@ -93,6 +94,13 @@ def unit_of(row: ChunkRow) -> str:
     return row.chunk_id
 
 
+def above_its_code(row: ChunkRow) -> bool:
+    """A chunk of a definition that ends above the definition's first line: a doc comment
+    long enough to be cut into chunks of its own (Rust's `///`, Go's and Java's comments sit
+    outside the definition's range)."""
+    return row.symbol is not None and row.end_line < row.symbol.range.start_line
+
+
 def _unit_ranks(order: Sequence[str], unit_of: Mapping[str, str]) -> dict[str, tuple[int, str]]:
     """unit -> (1-based rank among units, its best chunk), from one arm's chunk order."""
     out: dict[str, tuple[int, str]] = {}
@@ -104,11 +112,15 @@ def _unit_ranks(order: Sequence[str], unit_of: Mapping[str, str]) -> dict[str, t
 def fuse_units(
     lexical: Sequence[str], vector: Sequence[str], unit_of: Mapping[str, str],
     k_rrf: int = DEFAULT_K_RRF, lexical_weights: Mapping[str, float] | None = None,
+    above_code: AbstractSet[str] = frozenset(),
 ) -> list[FusedUnit]:
     """RRF over units (definitions) instead of chunks. `lexical` and `vector` are each arm's
     chunk ids, best first; `unit_of` maps a chunk to its unit (a chunk it does not map is a
     unit of its own); `lexical_weights` are per chunk, and a unit takes its best. Each unit is
-    shown by its chunk with the best chunk-level fusion score."""
+    shown by its chunk with the best chunk-level fusion score among those that hold its code:
+    a chunk in `above_code` (a long doc comment cut off above its definition's first line)
+    shows it only when no chunk of its code was found, as a citation of the comment alone
+    does not point at the code it describes."""
     weights = lexical_weights or {}
     unit_weights: dict[str, float] = {}
     for cid, w in weights.items():
@@ -120,14 +132,15 @@ def fuse_units(
                                           unit_weights)}
     chunk_level = rrf({c: i + 1 for i, c in enumerate(lexical)},
                       {c: i + 1 for i, c in enumerate(vector)}, k_rrf, weights)
-    out: list[FusedUnit] = []
+    shown: dict[str, str] = {}
     for f in chunk_level:
         unit = unit_of.get(f.chunk_id, f.chunk_id)
-        fused = by_unit.pop(unit, None)
-        if fused is None:  # the unit is already shown by a better chunk of its own
-            continue
+        if unit not in shown or (shown[unit] in above_code and f.chunk_id not in above_code):
+            shown[unit] = f.chunk_id
+    out: list[FusedUnit] = []
+    for unit, fused in by_unit.items():
         lex, vec = lex_units.get(unit), vec_units.get(unit)
-        out.append(FusedUnit(f.chunk_id, fused.score, lex[0] if lex else None,
+        out.append(FusedUnit(shown[unit], fused.score, lex[0] if lex else None,
                              vec[0] if vec else None, lex[1] if lex else None,
                              vec[1] if vec else None))
     big = 1 << 30

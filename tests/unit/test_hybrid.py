@@ -12,7 +12,7 @@ import pytest
 
 from indexing.settings import Settings
 from kebab_lsp.workspace import Workspace
-from search.hybrid import fuse_units, lexical_weight, oversample, rrf
+from search.hybrid import above_its_code, fuse_units, lexical_weight, oversample, rrf
 from search.types import SearchRequest, SearchUnavailable
 
 pytestmark = pytest.mark.model
@@ -157,6 +157,43 @@ def test_units_take_their_best_chunk_weight_and_break_ties_deterministically() -
     plain = fuse_units(["a", "b"], ["b", "c"], {})
     assert [(f.chunk_id, f.score) for f in plain] == [
         (f.chunk_id, f.score) for f in rrf({"a": 1, "b": 2}, {"b": 1, "c": 2})]
+
+
+def test_a_definition_is_shown_by_a_chunk_of_its_code_not_its_comment_alone() -> None:
+    # F's doc comment is a chunk of its own above its first line ("f_doc"), and both arms rank
+    # it above F's code ("f_code"): the hit still cites the code, with the unit's score.
+    lexical, vector = ["f_doc", "x", "f_code"], ["f_doc", "f_code", "x"]
+    units = {"f_doc": "F", "f_code": "F"}
+    plain = fuse_units(lexical, vector, units)
+    assert plain[0].chunk_id == "f_doc"
+    shown = fuse_units(lexical, vector, units, above_code={"f_doc"})
+    assert [f.chunk_id for f in shown] == ["f_code", "x"]
+    assert shown[0].score == plain[0].score
+    assert (shown[0].lexical_chunk, shown[0].vector_chunk) == ("f_doc", "f_doc")
+    # found by its comment alone, the definition is shown by the comment
+    alone = fuse_units(["f_doc", "x"], ["x"], units, above_code={"f_doc"})
+    assert {f.chunk_id for f in alone} == {"f_doc", "x"}
+
+
+def test_a_chunk_above_its_definitions_first_line_is_recognised(tmp_path: Path) -> None:
+    src = "\n".join(["/// Decodes one UTF-8 sequence at the start of the slice.", *(
+        f"/// Detail line {i} of a long doc comment." for i in range(60)),
+        "pub fn decode_utf8(src: &[u8]) -> Option<(char, usize)> {",
+        *(f"    let b{i} = src.get({i})?;" for i in range(60)), "    None", "}", ""])
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "utf8.rs").write_text(src)
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
+    try:
+        ws.indexer.index()
+        rows = [r for r in ws.store.chunks_at("utf8.rs", 0) + ws.store.chunks_at("utf8.rs", 70)]
+        flags = {(r.start_line, r.end_line): above_its_code(r) for r in rows}
+        assert True in flags.values() and False in flags.values(), flags
+        fn_line = src.split("\n").index(
+            "pub fn decode_utf8(src: &[u8]) -> Option<(char, usize)> {")
+        assert all(flag == (end < fn_line) for (_, end), flag in flags.items())
+    finally:
+        ws.close()
 
 
 def test_oversample() -> None:
