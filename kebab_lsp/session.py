@@ -163,8 +163,7 @@ class Session:
         limit = self.settings.symbol_limit
         team = self._team_overlay()
         if team is not None:  # one folder, the checkout: answered as `search` is
-            root = str(self.folders()[0].root)
-            return [FolderMatch(0, root, m) for m in team.symbols(query, limit).items]
+            return [FolderMatch(0, str(team.root), m) for m in team.symbols(query, limit).items]
         per_folder: list[list[FolderMatch]] = []
         for index, folder in enumerate(self.folders()):
             if should_stop():

@@ -127,8 +127,8 @@ class TeamOverlay:
                 if self._changed_symbols is None or self._changed_symbols[0] != key:
                     self._changed_symbols = (key, SymbolMatcher(
                         self._local_store.symbols_in(changes.here)))
-                return overlay.symbols(self.team_symbols, self._changed_symbols[1], changes,
-                                       query, limit)
+                return overlay.symbols(self.team_symbols.current(), self._changed_symbols[1],
+                                       changes, query, limit)
             except TeamStoreError as exc:
                 raise SearchUnavailable(str(exc)) from exc
 

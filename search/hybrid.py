@@ -16,8 +16,9 @@ A long definition is several chunks, and the two arms often find different ones:
 a question in its third chunk, its meaning in its first. Fused chunk by chunk, each piece has
 one arm's vote and loses to any other chunk that has two weak ones. So `fuse_units` fuses
 definitions: each arm ranks a definition at its best chunk, and the definition is one hit,
-shown as its chunk with the best fused score of its own; its other chunks, which would cite the
-same definition again, are left out. Measured with `kebab eval`: see the README's Quality
+shown as its chunk of code with the best fused score of its own (a doc comment cut off above
+the definition shows it only when none of its code was found); its other chunks, which would
+cite the same definition again, are left out. Measured with `kebab eval`: see the README's Quality
 section.
 """
 

@@ -608,17 +608,12 @@ class SymbolIndex:
             self._state = state
 
     def match(self, query: str, limit: int = 100) -> MatchResult:
-        state = self._current()
-        if state.delta is None:
-            return state.base.match(query, limit)
-        return match_overlaid(state.base, state.stale_paths, state.delta, query, limit)
+        return self._current().match(query, limit)
 
-    def rows_in(self, paths: Iterable[str]) -> int:
-        """How many of the current answer's definitions lie in `paths`."""
-        state = self._current()
-        delta = state.delta.rows_per_path if state.delta is not None else {}
-        return sum(delta.get(p, 0) if p in state.stale_paths
-                   else state.base.rows_per_path.get(p, 0) + delta.get(p, 0) for p in paths)
+    def current(self) -> Answers:
+        """The answers as of now, as one state: what a caller that asks twice (how many rows
+        to hide, then the match) must ask, so that a write in between cannot split them."""
+        return self._current()
 
 
 @dataclass(frozen=True, slots=True)
@@ -628,6 +623,17 @@ class _IndexState:
     version: int
     delta: SymbolMatcher | None
     stale_paths: frozenset[str]
+
+    def match(self, query: str, limit: int = 100) -> MatchResult:
+        if self.delta is None:
+            return self.base.match(query, limit)
+        return match_overlaid(self.base, self.stale_paths, self.delta, query, limit)
+
+    def rows_in(self, paths: Iterable[str]) -> int:
+        """How many of this state's definitions lie in `paths`."""
+        return sum((0 if p in self.stale_paths else self.base.rows_in((p,)))
+                   + (self.delta.rows_in((p,)) if self.delta is not None else 0)
+                   for p in paths)
 
 
 def _is_top(row: SymbolRow) -> bool:

@@ -315,8 +315,9 @@ def position(
     return line, offset - (before.rfind("\n") + 1)
 
 
-def span(rel: str, first: str, last: str) -> tuple[tuple[int, int], tuple[int, int]]:
-    return position(rel, first), position(rel, last, end=True)
+def span(rel: str, first: str, last: str, files: dict[str, str] = FILES
+         ) -> tuple[tuple[int, int], tuple[int, int]]:
+    return position(rel, first, files=files), position(rel, last, end=True, files=files)
 
 
 def range_of(loc: types.Location) -> tuple[tuple[int, int], tuple[int, int]]:

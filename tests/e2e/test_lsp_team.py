@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from e2e_support import FILES, Session, StartFn, load_schema, range_of, write_tree
+from e2e_support import FILES, Session, StartFn, load_schema, range_of, span, write_tree
 from jsonschema import Draft202012Validator
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -121,7 +121,8 @@ async def test_workspace_symbol_answers_from_the_team_index_with_local_changes_o
     assert await s.symbols("delete_user") == []  # the team index's copy is stale here
     [archive] = await s.symbols("archive_user")
     assert archive.location.uri == users.as_uri()
-    assert range_of(archive.location) == _span(edited, "def archive_user", "        pass")
+    assert range_of(archive.location) == span("app/users.py", "def archive_user", "        pass",
+                                              files={"app/users.py": edited})
     [event] = await s.symbols("record_user_event")
     assert event.location.uri == added.as_uri()
     assert range_of(event.location) == ((0, 0), (1, 8))
@@ -131,12 +132,6 @@ async def test_workspace_symbol_answers_from_the_team_index_with_local_changes_o
     assert ("get_user_by_id", users.as_uri()) in names
     assert ("record_user_event", added.as_uri()) in names
     assert not any(name == "delete_user" for name, _ in names)
-
-
-def _span(text: str, first: str, last: str) -> tuple[tuple[int, int], tuple[int, int]]:
-    start, end = text.index(first), text.index(last) + len(last)
-    return ((text.count("\n", 0, start), start - text.rfind("\n", 0, start) - 1),
-            (text.count("\n", 0, end), end - text.rfind("\n", 0, end) - 1))
 
 
 async def test_team_settings_change_at_run_time_and_say_what_is_wrong(

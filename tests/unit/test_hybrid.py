@@ -186,7 +186,7 @@ def test_a_chunk_above_its_definitions_first_line_is_recognised(tmp_path: Path) 
     ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
     try:
         ws.indexer.index()
-        rows = [r for r in ws.store.chunks_at("utf8.rs", 0) + ws.store.chunks_at("utf8.rs", 70)]
+        rows = ws.store.chunks_at("utf8.rs", 0) + ws.store.chunks_at("utf8.rs", 70)
         flags = {(r.start_line, r.end_line): above_its_code(r) for r in rows}
         assert True in flags.values() and False in flags.values(), flags
         fn_line = src.split("\n").index(
