@@ -137,6 +137,7 @@ def index_folder(root: Path, settings: Settings, rebuild: bool = False) -> Folde
     runtime.start()
     try:
         runtime.wait_idle(embedding=settings.embed)
+        runtime.finish_upkeep()
     finally:
         runtime.stop()
         lease.release()

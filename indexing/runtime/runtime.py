@@ -165,6 +165,11 @@ class Runtime:
             return False
         return not embedding or self.embedder.wait_idle(timeout)
 
+    def finish_upkeep(self, timeout: float | None = None) -> bool:
+        """Merge and checkpoint the indexes now rather than in idle time: a one-shot
+        `kebab index` exits next, and the index it leaves should be the quick one to read."""
+        return self.writer.wait_upkept(timeout)
+
     def _written(self, folder: Folder, paths: Sequence[str]) -> None:
         if self.settings.embed:
             self.embedder.request(folder, paths)

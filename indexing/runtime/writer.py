@@ -18,6 +18,9 @@ delay, until a write succeeds and a scan catches the index up (a pending retry i
 small writes left in the WAL (`Store.settle`), so a save never waits for that sync. It
 waits for `SETTLE_QUIET_S` without work first: saves often come in bursts (format on save,
 save all, a script), and a checkpoint begun between two of them made the second wait for it.
+Before checkpointing, again only after a quiet spell, it merges a full-text index that saves
+left in pieces or with tombstones (`Store.merge_step`; why in `indexing.store.writes`), one
+short transaction per step, so a save that comes meanwhile waits for one step at most.
 
 A folder whose index another process writes (`Folder.writes` false: that process holds the
 index's writer lease) is never written here: its scans are not queued, its file events are
@@ -44,8 +47,12 @@ Written = Callable[[Folder, Sequence[str]], None]
 #: Delay before the first retry of a refused write, doubling up to the maximum.
 RETRY_FIRST_S = 2.0
 RETRY_MAX_S = 60.0
-#: How long the writer must have had nothing to do before it checkpoints (`Store.settle`).
+#: How long the writer must have had nothing to do before it checkpoints (`Store.settle`) or
+#: merges a full-text index (`Store.merge_step`).
 SETTLE_QUIET_S = 0.5
+#: A folder's next merge begins no sooner than this many times its last merge's length after
+#: that merge ended: merging Django's index takes about 0.8 s, so at most one every 16 s.
+MERGE_COST_FACTOR = 20.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +86,9 @@ class Writer:
         self._backoff: dict[Folder, float] = {}  # folder -> the last retry delay
         self._clock = clock
         self._last_work = float("-inf")  # clock time the last job ended
+        self._merging: tuple[Folder, float] | None = None  # the merge going on, and its start
+        self._merge_after: dict[Folder, float] = {}  # folder -> no merge before (clock time)
+        self._eager = False  # upkeep at once, no quiet spell (`wait_upkept`)
         self._busy = False
         self._stopping = False
         self._thread: threading.Thread | None = None
@@ -120,6 +130,7 @@ class Writer:
         with self._cond:
             self._retiring.append(folder)
             self._retries.pop(folder, None)
+            self._merge_after.pop(folder, None)
             self._cond.notify_all()
 
     def retry_later(self, folder: Folder) -> None:
@@ -153,6 +164,15 @@ class Writer:
     def wait_idle(self, timeout: float | None = None) -> bool:
         with self._cond:
             return self._cond.wait_for(self._idle_locked, timeout)
+
+    def wait_upkept(self, timeout: float | None = None) -> bool:
+        """Wait until idle with the upkeep done too, at once rather than in idle time: for a
+        one-shot `kebab index`, which exits next and leaves no idle time."""
+        with self._cond:
+            self._eager = True
+            self._cond.notify_all()
+            return self._cond.wait_for(
+                lambda: self._idle_locked() and not self._upkeep_due(), timeout)
 
     def _idle_locked(self) -> bool:
         return (not self._busy and self._running is None and not self._scans
@@ -204,16 +224,70 @@ class Writer:
                 if due:
                     self._busy = True
                     return lambda: self._apply(due)
-                unsettled = [f for f in self._registry.snapshot() if f.index.store.unsettled]
-                if unsettled:
-                    quiet_s = self._last_work + SETTLE_QUIET_S - self._clock()
-                    if quiet_s <= 0:
-                        self._busy = True
-                        return lambda: self._settle(unsettled)
-                    wait_s = self._wait_s()
-                    self._cond.wait(quiet_s if wait_s is None else min(wait_s, quiet_s))
-                    continue
-                self._cond.wait(self._wait_s())
+                upkeep, upkeep_s = self._upkeep()
+                if upkeep is not None:
+                    self._busy = True
+                    return upkeep
+                waits = [w for w in (self._wait_s(), upkeep_s) if w is not None]
+                self._cond.wait(min(waits) if waits else None)
+
+    def _upkeep(self) -> tuple[Callable[[], None] | None, float | None]:
+        """What to do when nothing else is queued, or how long until something may be:
+        merging a fragmented full-text index (a merge once begun goes on at once), then
+        checkpointing the WALs; each begins only after `SETTLE_QUIET_S` without work, and a
+        folder's merge only `MERGE_COST_FACTOR` times its last merge's length after it."""
+        now = self._clock()
+        quiet_at = now if self._eager else self._last_work + SETTLE_QUIET_S
+        folders = [f for f in self._registry.snapshot() if f.writes and not f.removed]
+        merging = self._merging
+        if merging is not None and merging[0] in folders:
+            return (lambda: self._merge_step(merging[0])), None
+        waits: list[float] = []
+        for folder in folders:
+            if folder.index.store.fragmented:
+                due = max(quiet_at, self._merge_after.get(folder, float("-inf")))
+                if due <= now:
+                    return (lambda f=folder: self._merge_step(f)), None
+                waits.append(due - now)
+        unsettled = [f for f in folders if f.index.store.unsettled]
+        if unsettled:
+            if quiet_at <= now:
+                return (lambda: self._settle(unsettled)), None
+            waits.append(quiet_at - now)
+        return None, min(waits) if waits else None
+
+    def _upkeep_due(self) -> bool:
+        """Whether upkeep is left that `wait_upkept` should wait for: not a merge put off
+        after a failure, nor anything on an index that cannot be written."""
+        now = self._clock()
+        for folder in self._registry.snapshot():
+            store = folder.index.store
+            if (not folder.writes or folder.removed or store.write_error is not None
+                    or store.read_only is not None):
+                continue
+            if store.unsettled or (store.fragmented
+                                   and self._merge_after.get(folder, now) <= now):
+                return True
+        return False
+
+    def _merge_step(self, folder: Folder) -> None:
+        """One step of merging `folder`'s full-text index into one piece (`Store.merge_step`);
+        the last step schedules the next merge no sooner than `MERGE_COST_FACTOR` times this
+        one's length, so merging costs at most a small share of one core."""
+        if self._merging is None or self._merging[0] is not folder:
+            self._merging = (folder, self._clock())
+        started = self._merging[1]
+        try:
+            more = folder.index.store.merge_step()
+        except StoreError:  # the store reports its own trouble; try again much later
+            more = False
+            self._merge_after[folder] = self._clock() + RETRY_MAX_S
+        else:
+            if not more and not self._eager:
+                self._merge_after[folder] = (
+                    self._clock() + MERGE_COST_FACTOR * (self._clock() - started))
+        if not more:
+            self._merging = None
 
     @staticmethod
     def _settle(folders: list[Folder]) -> None:
