@@ -36,6 +36,8 @@ from bench.server import (
 from bench.stats import figure, load
 
 SEARCH_MODES = ("lexical", "auto")
+#: How long after the last save `search_after_saves` begins: a user reading before searching.
+AFTER_SAVES_PAUSE_S = 5.0
 
 
 def server_latency(corpus: Corpus, index_root: Path, qs: QuerySets, work: Path,
@@ -51,6 +53,8 @@ def server_latency(corpus: Corpus, index_root: Path, qs: QuerySets, work: Path,
         out["exact"] = exact_vs_rg(client, root, qs.exact, index_root, passes)
         log("didSave latency")
         out["did_save"] = did_save_latency(client, root, qs.edit_files, N_EDITS, passes)
+        log("lexical search after those saves")
+        out["search_after_saves"] = search_after_saves(client, qs, passes)
         if not skipped("background"):
             log("queries during a cold index of a second folder")
             out["background"] = background(client, corpus, qs, work)
@@ -130,6 +134,18 @@ def did_save_latency(client: LspClient, root: Path, files: list[str], n: int,
                 times.append(seen)
         runs.append(times)
     return figure(runs) | {"notes": notes[:5], "debounce_ms": 0, "pass_load": loads}
+
+
+def search_after_saves(client: LspClient, qs: QuerySets, passes: int,
+                       pause_s: float = AFTER_SAVES_PAUSE_S) -> dict[str, Any]:
+    """The lexical queries again, `pause_s` after the didSave passes: a save replaces a file's
+    rows, and an index that replaced rows reads more slowly until the writer merges it in its
+    idle time (`indexing.store.writes`), so this is the figure a user who has been editing
+    sees."""
+    time.sleep(pause_s)
+    params = [search_params(q, "lexical") for q in qs.search]
+    return figure([time_pass(client, "kebab/search", params)[0] for _ in range(passes)]) | {
+        "pause_s": pause_s}
 
 
 def _timed_save(client: LspClient, path: Path, name: str, timeout: float) -> float | None:

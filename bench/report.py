@@ -156,7 +156,10 @@ def server_section(r: dict[str, Any]) -> Lines:
         latency_row('kebab/search `"exact text"` (k=500)', s["exact"]["ours"]),
         *([latency_row("kebab/references by name (k=50)", s["references"])]
           if s.get("references") else []),
-        latency_row("didSave → new symbol visible", s["did_save"]), ""]
+        latency_row("didSave → new symbol visible", s["did_save"]),
+        *([latency_row(f"kebab/search lexical, {s['search_after_saves']['pause_s']:.0f} s after "
+                       "the didSave passes", s["search_after_saves"])]
+          if s.get("search_after_saves") else []), ""]
     for mode in ("lexical", "auto"):
         v = s[f"search_{mode}"]
         out.append(f"- `{mode}` slowest queries (worst pass): {', '.join(v['slowest'])}")
