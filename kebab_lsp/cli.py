@@ -116,6 +116,10 @@ def _team(args: argparse.Namespace) -> TeamStore | None:
         raise SystemExit(f"kebab: {exc}") from exc
 
 
+#: How long `kebab index` may spend merging and checkpointing the index before it exits.
+UPKEEP_TIMEOUT_S = 600.0
+
+
 def index_folder(root: Path, settings: Settings, rebuild: bool = False) -> Folder:
     """Index (and, with `settings.embed`, embed) one folder with the same runtime the server
     runs, then stop it. Only the holder of the index's writer lease writes: when a running
@@ -137,7 +141,9 @@ def index_folder(root: Path, settings: Settings, rebuild: bool = False) -> Folde
     runtime.start()
     try:
         runtime.wait_idle(embedding=settings.embed)
-        runtime.finish_upkeep()
+        # Bounded: the merge is an optimisation, and whatever part is left the next writer
+        # (a server, `kebab mcp`, the next `kebab index`) finishes in its idle time.
+        runtime.finish_upkeep(UPKEEP_TIMEOUT_S)
     finally:
         runtime.stop()
         lease.release()
