@@ -136,6 +136,60 @@ def load_schema() -> dict[str, Any]:
     return schema
 
 
+LOOKUPS_SCHEMA: dict[str, Any] = json.loads(
+    (SCHEMA_PATH.parent / "lookups.v1.json").read_text(encoding="utf-8"))
+LOOKUP_PARAMS = {"kebab/references": "referencesParams", "kebab/symbol": "symbolParams",
+                 "kebab/context": "contextParams", "kebab/similar": "similarParams"}
+_LOOKUP_RESULTS = {"kebab/symbol": "symbolResult", "kebab/context": "contextResult"}
+
+
+def conforms(value: Any, definition: str) -> Any:
+    """`value` is valid under one of lookups.v1.json's definitions."""
+    from jsonschema import Draft202012Validator
+
+    schema = {**LOOKUPS_SCHEMA, "$ref": f"#/$defs/{definition}"}
+    errors = list(Draft202012Validator(schema).iter_errors(value))
+    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
+    return value
+
+
+def valid(result: dict[str, Any]) -> dict[str, Any]:
+    """Valid under the published search schema, and every hit's selection lies in its
+    location."""
+    from jsonschema import Draft202012Validator
+
+    errors = sorted(Draft202012Validator(load_schema()).iter_errors(result),
+                    key=lambda e: list(e.path))
+    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
+    for hit in [*result.get("hits", []), *result.get("definitions", []),
+                *result.get("blocks", [])]:
+        cited, best = hit["location"]["range"], hit["selection"]
+        assert point(cited["start"]) <= point(best["start"]) <= point(best["end"]) \
+            <= point(cited["end"]), hit
+    return result
+
+
+def point(pos: dict[str, int]) -> tuple[int, int]:
+    return pos["line"], pos["character"]
+
+
+def starts(hits: list[dict[str, Any]]) -> list[tuple[str, str, tuple[int, int]]]:
+    """(path, kind of ref, start) of each usage hit."""
+    out = []
+    for h in hits:
+        start = h["selection"]["start"]
+        out.append((h["path"], h["ref"]["kind"], (start["line"], start["character"])))
+    return out
+
+
+async def call(s: Session, method: str, params: Any) -> Any:
+    """A lookup whose params and answer are checked against the published schemas."""
+    conforms(params, LOOKUP_PARAMS[method])
+    answer = to_json(await s.request(method, params))
+    return conforms(answer, _LOOKUP_RESULTS[method]) if method in _LOOKUP_RESULTS \
+        else valid(answer)
+
+
 @dataclass
 class Recorder:
     """What the client saw besides responses: dynamic registrations and partial results."""
