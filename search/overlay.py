@@ -73,9 +73,11 @@ class Changes:
         return Filters(skip_paths=self.stale), Filters(only_paths=self.here)
 
     def split(self, team: Indexed, local: Indexed) -> list[Indexed]:
-        """The two indexes of one checkout as a workspace of the lookups, team first."""
+        """The two indexes of one checkout as a workspace of the lookups, team first; the
+        local one only when a file changed here (else it would answer nothing, and warn)."""
         team_scope, local_scope = self.scopes
-        return [replace(team, scope=team_scope), replace(local, scope=local_scope)]
+        return [replace(team, scope=team_scope),
+                *([replace(local, scope=local_scope)] if self.here else [])]
 
 
 def search(team: Searcher, local: Searcher, changes: Changes, req: SearchRequest,
@@ -126,10 +128,9 @@ def references(team: Indexed, local: Indexed, changes: Changes, req: ReferencesR
     """`kebab/references` over the team index, with the refs in the files changed here
     from the local index: in file order by the best kind of ref in each, as a workspace's
     folders merge (team first on ties), counted exactly on each side."""
-    from_team, from_local = lookups.references_by_folder(changes.split(team, local), req,
-                                                         should_stop)
-    merged = merge_results([from_team, from_local], req.k, "auto")
-    merged.meta.index = dict(from_team.meta.index)
+    results = lookups.references_by_folder(changes.split(team, local), req, should_stop)
+    merged = merge_results(results, req.k, "auto")
+    merged.meta.index = dict(results[0].meta.index)  # the team's; the overlay is counted
     return _annotated(merged, repo, changes)
 
 
@@ -137,9 +138,10 @@ def similar(team: Indexed, local: Indexed, changes: Changes, req: SimilarRequest
             rrf_k: int, should_stop: ShouldStop, repo: str) -> SearchResult:
     """`kebab/similar` over the team index (by its vectors, else by words with a warning),
     with the files changed here from the local index, merged by rank."""
-    from_team, from_local = lookups.similar_by_folder(changes.split(team, local), req,
-                                                      should_stop)
-    return _annotated(_rank_merged(from_team, from_local, req.k, rrf_k), repo, changes)
+    results = lookups.similar_by_folder(changes.split(team, local), req, should_stop)
+    merged = results[0] if len(results) == 1 else _rank_merged(results[0], results[1], req.k,
+                                                               rrf_k)
+    return _annotated(merged, repo, changes)
 
 
 def symbols(team: Answers, changed_here: SymbolMatcher, changes: Changes, query: str,

@@ -73,6 +73,15 @@ async def test_references_come_from_the_team_index_and_the_local_edits(
     s, checkout = await checkout_of_team_index(start_server, tmp_path,
                                                pg_cluster.url(pg_database, OWNER),
                                                provideReferences=True)
+    before = await call(s, "kebab/references", {"name": "compute_total"})
+    assert starts(before["hits"]) == [  # all the team's; its deleted file hidden
+        ("app/edited.py", "call", at("app/edited.py", "compute_total(items)")),
+        ("app/edited.py", "import", at("app/edited.py", "compute_total")),
+        ("app/report.py", "call", at("app/report.py", "compute_total(items)")),
+        ("app/report.py", "import", at("app/report.py", "compute_total")),
+    ]
+    assert before["meta"]["index"]["team"] == {"backend": "postgresql", "repo": REPO,
+                                               "overlay_files": 0, "hidden_files": 1}
     await edit_here(s, checkout)
     found = await call(s, "kebab/references", {"name": "compute_total"})
     # Team files first among files of the same best kind, then the local ones, by path.
