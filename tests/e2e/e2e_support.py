@@ -6,6 +6,7 @@ in `conftest.py`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import queue
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from jsonschema import Draft202012Validator
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
@@ -143,12 +145,17 @@ LOOKUP_PARAMS = {"kebab/references": "referencesParams", "kebab/symbol": "symbol
 _LOOKUP_RESULTS = {"kebab/symbol": "symbolResult", "kebab/context": "contextResult"}
 
 
+@functools.cache
+def _validator(definition: str | None) -> Draft202012Validator:
+    """The search schema's validator (None), or one of lookups.v1.json's definitions'."""
+    if definition is None:
+        return Draft202012Validator(load_schema())
+    return Draft202012Validator({**LOOKUPS_SCHEMA, "$ref": f"#/$defs/{definition}"})
+
+
 def conforms(value: Any, definition: str) -> Any:
     """`value` is valid under one of lookups.v1.json's definitions."""
-    from jsonschema import Draft202012Validator
-
-    schema = {**LOOKUPS_SCHEMA, "$ref": f"#/$defs/{definition}"}
-    errors = list(Draft202012Validator(schema).iter_errors(value))
+    errors = list(_validator(definition).iter_errors(value))
     assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
     return value
 
@@ -156,10 +163,7 @@ def conforms(value: Any, definition: str) -> Any:
 def valid(result: dict[str, Any]) -> dict[str, Any]:
     """Valid under the published search schema, and every hit's selection lies in its
     location."""
-    from jsonschema import Draft202012Validator
-
-    errors = sorted(Draft202012Validator(load_schema()).iter_errors(result),
-                    key=lambda e: list(e.path))
+    errors = sorted(_validator(None).iter_errors(result), key=lambda e: list(e.path))
     assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
     for hit in [*result.get("hits", []), *result.get("definitions", []),
                 *result.get("blocks", [])]:
