@@ -13,7 +13,7 @@ comments. The translated regex uses only syntax that Python's `re` and Rust's `r
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 
@@ -33,6 +33,19 @@ class Filters:
     #: a local overlay split one folder between them (`search.overlay`), before the cut.
     only_paths: frozenset[str] | None = None
     skip_paths: frozenset[str] = frozenset()
+
+    def within(self, scope: Filters) -> Filters:
+        """These filters, narrowed to the paths `scope` lets through: what one of the two
+        indexes that split a folder (`search.overlay`) is asked."""
+        only = self.only_paths
+        if scope.only_paths is not None:
+            only = scope.only_paths if only is None else only & scope.only_paths
+        return replace(self, only_paths=only, skip_paths=self.skip_paths | scope.skip_paths)
+
+    def lets_through(self, path: str) -> bool:
+        """Whether the path sets let `path` through (the other filters are not asked)."""
+        return ((self.only_paths is None or path in self.only_paths)
+                and path not in self.skip_paths)
 
     @property
     def path_regex(self) -> str | None:

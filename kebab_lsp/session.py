@@ -11,7 +11,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from indexing.records import Span
 from indexing.runtime import Folder, Listener, Runtime
@@ -29,12 +29,13 @@ from search.merge import FolderMatch, merge_results, merge_symbols
 from search.request import MAX_SYMBOL_QUERY_CHARS, check_text
 from search.symbols import SymbolIndex
 from search.types import SearchRequest, SearchResult, SearchUnavailable
-from search.workspace_lookups import Indexed
+from search.workspace_lookups import Indexed, Workspace
 
 if TYPE_CHECKING:
     from kebab_lsp.team import TeamOverlay
 
 ShouldStop = Callable[[], bool]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,27 +182,38 @@ class Session:
         return group(result.hits, stores.get, result.files)
 
     # -- lookups by handle, name or place (`search.workspace_lookups`) ----------------------
+    # On a team index, over it and the checkout's local index (`search.overlay`).
 
     def indexed(self) -> list[Indexed]:
         """The open folders as the lookups see them, in merge order."""
         return [Indexed(f.root, f.index.store, self.view(f).searcher) for f in self.folders()]
 
+    def _lookup(self, ask: Callable[[Workspace], T]) -> T:
+        team = self._team_overlay()
+        return team.lookup(ask) if team is not None else ask(self.indexed())
+
     def name_at(self, path: Path, line: int, col: int) -> str | None:
-        return lookups.name_at(self.indexed(), path, line, col)
+        return self._lookup(lambda ws: lookups.name_at(ws, path, line, col))
 
     def references(self, req: ReferencesRequest, should_stop: ShouldStop) -> SearchResult:
         """Raises InvalidQuery (StaleHandle for a stale handle)."""
+        team = self._team_overlay()
+        if team is not None:
+            return team.references(req, should_stop)
         return lookups.references(self.indexed(), req, should_stop)
 
     def definitions(self, name: str) -> list[tuple[str, str, Span]]:
         """(root, path, name span) of every definition of `name`."""
-        return lookups.definitions(self.indexed(), name)
+        return self._lookup(lambda ws: lookups.definitions(ws, name))
 
     def describe_symbol(self, handle: str) -> SymbolInfo:
-        return lookups.describe_symbol(self.indexed(), handle)
+        return self._lookup(lambda ws: lookups.describe_symbol(ws, handle))
 
     def context(self, req: ContextRequest) -> Context:
-        return lookups.context(self.indexed(), req)
+        return self._lookup(lambda ws: lookups.context(ws, req))
 
     def similar(self, req: SimilarRequest, should_stop: ShouldStop) -> SearchResult:
+        team = self._team_overlay()
+        if team is not None:
+            return team.similar(req, should_stop)
         return lookups.similar(self.indexed(), req, should_stop)

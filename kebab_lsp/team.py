@@ -11,9 +11,10 @@ what the store cannot do (raw FTS5) is asked for explicitly, the request fails w
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from indexing.embed import Embedder
 from indexing.postgres.store import PgStore, TeamStoreError
@@ -23,8 +24,12 @@ from indexing.store_choice import TeamStore
 from indexing.vector_index import VectorIndex
 from search import overlay
 from search.engine import Searcher, VectorSource
+from search.lookups import ReferencesRequest, SimilarRequest
 from search.symbols import MatchResult, SymbolIndex, SymbolMatcher
 from search.types import SearchRequest, SearchResult, SearchUnavailable
+from search.workspace_lookups import Indexed, Workspace
+
+T = TypeVar("T")
 
 #: Why a team index answers no vector or hybrid request when no directory of vectors is named.
 NO_TEAM_VECTORS = ("this team index is read without vectors: name the directory they are "
@@ -83,8 +88,8 @@ class TeamWorkspace:
 class TeamOverlay:
     """The server's answer to `store`/`repo` settings: `kebab/search` over repository `repo`
     of the team index, the one open folder being its checkout, with the files changed in
-    that checkout answered from its local index (`search.overlay`); `workspace/symbol` the
-    same way.
+    that checkout answered from its local index (`search.overlay`); `workspace/symbol` and
+    the lookups by handle, name or place the same way.
 
     One connection, so one search at a time (the lock): the query pool's threads take turns
     on it. The changed files, and the matcher of their definitions, are worked out again only
@@ -107,6 +112,8 @@ class TeamOverlay:
         self.local = Searcher(root, local_store, vectors=local, status=status,
                               settings=settings)
         self.team_symbols = SymbolIndex(self.store)
+        self._team_side = Indexed(root, self.store, self.team)
+        self._local_side = Indexed(root, local_store, self.local)
         self._lock = threading.Lock()
         self._changes: tuple[tuple[int, int], overlay.Changes] | None = None
         self._changed_symbols: tuple[tuple[int, int], SymbolMatcher] | None = None
@@ -120,25 +127,45 @@ class TeamOverlay:
                 lambda path: (self.root / path).is_file()))
         return self._changes
 
-    def symbols(self, query: str, limit: int) -> MatchResult:
+    @contextmanager
+    def _answering(self) -> Iterator[tuple[tuple[int, int], overlay.Changes]]:
+        """The connection's turn, and the current changes; a team index that fails is a
+        search that is unavailable, saying why."""
         with self._lock:
             try:
-                key, changes = self._current_changes()
-                if self._changed_symbols is None or self._changed_symbols[0] != key:
-                    self._changed_symbols = (key, SymbolMatcher(
-                        self._local_store.symbols_in(changes.here)))
-                return overlay.symbols(self.team_symbols.current(), self._changed_symbols[1],
-                                       changes, query, limit)
+                yield self._current_changes()
             except TeamStoreError as exc:
                 raise SearchUnavailable(str(exc)) from exc
 
+    def symbols(self, query: str, limit: int) -> MatchResult:
+        with self._answering() as (key, changes):
+            if self._changed_symbols is None or self._changed_symbols[0] != key:
+                self._changed_symbols = (key, SymbolMatcher(
+                    self._local_store.symbols_in(changes.here)))
+            return overlay.symbols(self.team_symbols.current(), self._changed_symbols[1],
+                                   changes, query, limit)
+
     def search(self, req: SearchRequest, should_stop: Callable[[], bool]) -> SearchResult:
-        with self._lock:
-            try:
-                return overlay.search(self.team, self.local, self._current_changes()[1], req,
-                                      self._settings().rrf_k, should_stop, self.choice.repo)
-            except TeamStoreError as exc:
-                raise SearchUnavailable(str(exc)) from exc
+        with self._answering() as (_, changes):
+            return overlay.search(self.team, self.local, changes, req, self._settings().rrf_k,
+                                  should_stop, self.choice.repo)
+
+    def lookup(self, ask: Callable[[Workspace], T]) -> T:
+        """`ask` (a lookup of `search.workspace_lookups`) over the two indexes, each
+        answering for its part of the checkout."""
+        with self._answering() as (_, changes):
+            return ask(changes.split(self._team_side, self._local_side))
+
+    def references(self, req: ReferencesRequest, should_stop: Callable[[], bool]
+                   ) -> SearchResult:
+        with self._answering() as (_, changes):
+            return overlay.references(self._team_side, self._local_side, changes, req,
+                                      should_stop, self.choice.repo)
+
+    def similar(self, req: SimilarRequest, should_stop: Callable[[], bool]) -> SearchResult:
+        with self._answering() as (_, changes):
+            return overlay.similar(self._team_side, self._local_side, changes, req,
+                                   self._settings().rrf_k, should_stop, self.choice.repo)
 
     def close(self) -> None:
         with self._lock:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from indexing.store import ChunkRow, Store
+from indexing.store import ChunkRow, LookupStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,7 +16,7 @@ class Context:
     after: list[ChunkRow]
 
 
-def around(store: Store, root: str, target: ChunkRow, before: int, after: int) -> Context:
+def around(store: LookupStore, root: str, target: ChunkRow, before: int, after: int) -> Context:
     blocks = store.chunks_of_file(target.file_rowid)
     index = next((i for i, c in enumerate(blocks) if c.chunk_id == target.chunk_id), None)
     if index is None:  # written between the two reads: the target alone

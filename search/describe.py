@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from indexing.records import Span, Symbol
-from indexing.store import Store
+from indexing.store import LookupStore
 from search.handles import ResolvedSymbol, file_handle, symbol_handle
 
 
@@ -43,7 +43,7 @@ def _size(span: Span) -> tuple[int, int]:
     return span.end_line - span.start_line, span.end_col - span.start_col
 
 
-def describe(store: Store, root: str, found: ResolvedSymbol) -> SymbolInfo:
+def describe(store: LookupStore, root: str, found: ResolvedSymbol) -> SymbolInfo:
     file = found.file
     siblings = store.symbols_of_file(file.rowid)
     target = found.symbol

@@ -23,7 +23,7 @@ from search.types import InvalidQuery
 
 if TYPE_CHECKING:  # types only: checking a handle's shape needs no store (`kebab mcp` starts thin)
     from indexing.records import Symbol
-    from indexing.store import ChunkRow, FileRow, Store
+    from indexing.store import ChunkRow, FileRow, LookupStore
 
 _FILE = re.compile(r"^F(\d{1,18})\.([0-9a-f]{10})$")
 _SYMBOL = re.compile(r"^S(\d{1,18})\.(\d{1,9})\.([0-9a-f]{10})$")
@@ -84,14 +84,14 @@ def check_file_handle(handle: object) -> tuple[int, str]:
     return int(found.group(1)), found.group(2)
 
 
-def _live_file(store: Store, rowid: int, want: str) -> FileRow | None:
+def _live_file(store: LookupStore, rowid: int, want: str) -> FileRow | None:
     row = store.file_by_rowid(rowid)
     if row is None or digest(row.path, row.hash) != want:
         return None
     return row
 
 
-def resolve_symbol(store: Store, handle: str) -> ResolvedSymbol | None:
+def resolve_symbol(store: LookupStore, handle: str) -> ResolvedSymbol | None:
     """The definition a handle names in this store, or None when it is not (or no longer)
     here; the caller, which may hold several folders, says it is stale."""
     rowid, ord_, want = check_symbol_handle(handle)
@@ -102,12 +102,12 @@ def resolve_symbol(store: Store, handle: str) -> ResolvedSymbol | None:
     return ResolvedSymbol(file, ord_, symbol, handle) if symbol is not None else None
 
 
-def resolve_file(store: Store, handle: str) -> FileRow | None:
+def resolve_file(store: LookupStore, handle: str) -> FileRow | None:
     rowid, want = check_file_handle(handle)
     return _live_file(store, rowid, want)
 
 
-def resolve_chunk(store: Store, handle: str) -> ChunkRow | None:
+def resolve_chunk(store: LookupStore, handle: str) -> ChunkRow | None:
     row = store.chunks_by_ids([check_chunk_handle(handle)]).get(handle)
     return store.with_texts([row])[0] if row is not None else None
 

@@ -16,6 +16,13 @@ counts add up.
 its stale files, merged with the local index's definitions in the files changed here, in the
 matcher's own order (`search.symbols.match_overlaid`), which does not depend on a backend.
 
+So are the lookups (`search.workspace_lookups`): the two indexes are two folders of one root,
+each answering for its part (`Changes.scopes`). A handle resolves in the index that answers
+for its file, so a team handle of a file changed here is stale (the definition it named may
+be gone or elsewhere: search again), and a place in such a file is read from the local index.
+Refs are merged as a workspace's folders are (their scores are kinds of refs, the same on
+both backends); similar code by rank, as a search.
+
 The two sides rank with different backends, whose scores do not compare (`meta.score` says
 so), so the hits are merged by rank, not by score: each hit scores 1 / (rrf_k + its rank on its
 own side), team first on ties, and `meta.score` names that kind, and each side's own
@@ -28,11 +35,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
+from indexing.filters import Filters
 from indexing.store.catalog import FileState
+from search import workspace_lookups as lookups
 from search.engine import Searcher
-from search.merge import merge_meta
+from search.lookups import ReferencesRequest, SimilarRequest
+from search.merge import merge_meta, merge_results
 from search.symbols import Answers, MatchResult, SymbolMatcher, match_overlaid
 from search.types import Hit, SearchRequest, SearchResult, SearchUnavailable
+from search.workspace_lookups import Indexed
 
 ShouldStop = Callable[[], bool]
 MERGED_SCORE = {"kind": "rank_merged_team_and_local", "direction": "higher_is_better",
@@ -55,19 +66,32 @@ class Changes:
         gone = frozenset(p for p in team if p not in local and not exists(p))
         return cls(here, (here & team.keys()) | gone)
 
+    @property
+    def scopes(self) -> tuple[Filters, Filters]:
+        """The paths the team index answers for, and the local index (as filters' path
+        sets): disjoint, as `here` lies in the stale files or outside the team index."""
+        return Filters(skip_paths=self.stale), Filters(only_paths=self.here)
+
+    def split(self, team: Indexed, local: Indexed) -> list[Indexed]:
+        """The two indexes of one checkout as a workspace of the lookups, team first; the
+        local one only when a file changed here (else it would answer nothing, and warn)."""
+        team_scope, local_scope = self.scopes
+        return [replace(team, scope=team_scope),
+                *([replace(local, scope=local_scope)] if self.here else [])]
+
 
 def search(team: Searcher, local: Searcher, changes: Changes, req: SearchRequest,
            rrf_k: int, should_stop: ShouldStop, repo: str) -> SearchResult:
     """`req` over the team index, with the files changed here answered by the local index.
     A request the team index cannot serve (vector, hybrid) fails there, before the local
     side runs."""
-    filters = req.filters
-    from_team = team.search(replace(req, filters=replace(
-        filters, skip_paths=filters.skip_paths | changes.stale)), should_stop=should_stop)
-    only = changes.here if filters.only_paths is None else filters.only_paths & changes.here
+    team_scope, local_scope = changes.scopes
+    from_team = team.search(replace(req, filters=req.filters.within(team_scope)),
+                            should_stop=should_stop)
+    local_req = replace(req, filters=req.filters.within(local_scope))
+    only = local_req.filters.only_paths
     if not only:
         return _annotated(from_team, repo, changes)
-    local_req = replace(req, filters=replace(filters, only_paths=only))
     downgraded: str | None = None
     try:
         from_local = local.search(local_req, should_stop=should_stop)
@@ -77,19 +101,47 @@ def search(team: Searcher, local: Searcher, changes: Changes, req: SearchRequest
         downgraded = (f"the {len(only)} file(s) changed here were searched by words, not in "
                       f"mode {req.mode!r}: the local index cannot: {exc}")
         from_local = local.search(replace(local_req, mode="lexical"), should_stop=should_stop)
+    merged = _rank_merged(from_team, from_local, req.k, rrf_k)
+    if downgraded:
+        merged.meta.warnings.append(downgraded)
+    return _annotated(merged, repo, changes)
+
+
+def _rank_merged(from_team: SearchResult, from_local: SearchResult, k: int,
+                 rrf_k: int) -> SearchResult:
+    """The two sides' hits by rank (their scores do not compare), counted as both count."""
     ranked: list[tuple[float, int, int, Hit]] = []
     for side, result in enumerate((from_team, from_local)):
         for rank, hit in enumerate(result.hits, start=1):
             ranked.append((-1.0 / (rrf_k + rank), side, rank, hit))
     ranked.sort(key=lambda item: item[:3])
-    hits = [replace(hit, score=round(-neg, 6)) for neg, _, _, hit in ranked[:req.k]]
+    hits = [replace(hit, score=round(-neg, 6)) for neg, _, _, hit in ranked[:k]]
     meta = merge_meta([from_team.meta, from_local.meta], len(hits))
     meta.index = dict(from_team.meta.index)  # the team index answered; the overlay is counted
     meta.score = {**MERGED_SCORE, "sides": {"team": from_team.meta.score.get("kind"),
                                             "local": from_local.meta.score.get("kind")}}
-    if downgraded:
-        meta.warnings.append(downgraded)
-    return _annotated(SearchResult(hits=hits, meta=meta, files=[]), repo, changes)
+    return SearchResult(hits=hits, meta=meta, files=[])
+
+
+def references(team: Indexed, local: Indexed, changes: Changes, req: ReferencesRequest,
+               should_stop: ShouldStop, repo: str) -> SearchResult:
+    """`kebab/references` over the team index, with the refs in the files changed here
+    from the local index: in file order by the best kind of ref in each, as a workspace's
+    folders merge (team first on ties), counted exactly on each side."""
+    results = lookups.references_by_folder(changes.split(team, local), req, should_stop)
+    merged = merge_results(results, req.k, "auto")
+    merged.meta.index = dict(results[0].meta.index)  # the team's; the overlay is counted
+    return _annotated(merged, repo, changes)
+
+
+def similar(team: Indexed, local: Indexed, changes: Changes, req: SimilarRequest,
+            rrf_k: int, should_stop: ShouldStop, repo: str) -> SearchResult:
+    """`kebab/similar` over the team index (by its vectors, else by words with a warning),
+    with the files changed here from the local index, merged by rank."""
+    results = lookups.similar_by_folder(changes.split(team, local), req, should_stop)
+    merged = results[0] if len(results) == 1 else _rank_merged(results[0], results[1], req.k,
+                                                               rrf_k)
+    return _annotated(merged, repo, changes)
 
 
 def symbols(team: Answers, changed_here: SymbolMatcher, changes: Changes, query: str,

@@ -5,9 +5,14 @@ them (the MCP service) both call these; nothing here knows a protocol type.
 
 A workspace is a sequence of `Indexed` folders, in merge order. A handle names one folder's
 entity: each lookup tries the folders in turn, and says the handle is stale when none holds
-it. Every lookup reads a store inside `Store.reading()`, one read transaction, so a save
-committed meanwhile is seen whole or not at all: a handle that resolved is described from the
-file it was issued for, never from half of its replacement.
+it. Two indexes may split one folder (a team index and the checkout's local index,
+`search.overlay`): each then answers only for the paths its `scope` lets through, so a handle,
+a place or a ref in a file changed here is never answered from the team's stale copy, and
+since the two scopes are disjoint a handle resolves in one index at most.
+
+Every lookup reads a store inside `reading()`, one read transaction, so a save committed
+meanwhile is seen whole or not at all: a handle that resolved is described from the file it
+was issued for, never from half of its replacement.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
+from indexing.filters import Filters
 from indexing.records import Span
-from indexing.store import Store
+from indexing.store import ChunkRow, LookupStore
 from search import handles
 from search.context import Context, around
 from search.describe import SymbolInfo, describe
@@ -35,18 +41,23 @@ ShouldStop = Callable[[], bool]
 
 @dataclass(frozen=True, slots=True)
 class Indexed:
-    """One folder of a workspace as the lookups see it: its root, its index, and the searcher
-    over that index."""
+    """One folder of a workspace as the lookups see it: its root, its index, the searcher
+    over that index, and the paths of the folder it answers for (`scope`'s path sets; all
+    of them unless another index answers for the rest)."""
 
     root: Path
-    store: Store
+    store: LookupStore
     searcher: Searcher
+    scope: Filters = Filters()
 
     def relative(self, path: Path) -> str | None:
         """`path` (resolved) relative to this folder's root, or None when it lies outside."""
         if path == self.root or self.root in path.parents:
             return path.relative_to(self.root).as_posix()
         return None
+
+    def answers_for(self, rel: str) -> bool:
+        return self.scope.lets_through(rel)
 
 
 Workspace = Sequence[Indexed]
@@ -58,13 +69,32 @@ def fs_path(uri: str) -> Path:
 
 
 def place(folders: Workspace, path: Path) -> tuple[Indexed, str]:
-    """The folder holding `path`, and the path relative to its root."""
+    """The folder (the index) answering for `path`, and the path relative to its root."""
     resolved = path.resolve()
+    inside = False
     for folder in folders:
         rel = folder.relative(resolved)
-        if rel is not None:
+        if rel is not None and folder.answers_for(rel):
             return folder, rel
+        inside = inside or rel is not None
+    if inside:  # split between a team index and the local one, and answered by neither
+        raise InvalidQuery(f"{path} was deleted here: the team index's copy is stale and the "
+                           "local index does not hold it")
     raise InvalidQuery(f"{path} is not in an open workspace folder")
+
+
+def resolve_symbol(folder: Indexed, handle: str) -> handles.ResolvedSymbol | None:
+    """The definition a handle names in this folder's index, when it answers for its file.
+    Call inside `folder.store.reading()`."""
+    found = handles.resolve_symbol(folder.store, handle)
+    return found if found is not None and folder.answers_for(found.file.path) else None
+
+
+def resolve_chunk(folder: Indexed, handle: str) -> ChunkRow | None:
+    """The chunk a handle names in this folder's index, when it answers for its file. Call
+    inside `folder.store.reading()`."""
+    found = handles.resolve_chunk(folder.store, handle)
+    return found if found is not None and folder.answers_for(found.path) else None
 
 
 def name_at(folders: Workspace, path: Path, line: int, col: int) -> str | None:
@@ -78,7 +108,7 @@ def symbol_name(folders: Workspace, handle: str) -> str:
     """The name of the definition a symbol handle names; StaleHandle when none does."""
     for folder in folders:
         with folder.store.reading():
-            found = handles.resolve_symbol(folder.store, handle)
+            found = resolve_symbol(folder, handle)
         if found is not None:
             return found.symbol.name
     raise handles.stale("symbol", handle)
@@ -105,6 +135,12 @@ def references(folders: Workspace, req: ReferencesRequest,
                should_stop: ShouldStop) -> SearchResult:
     """The refs of the name a request gives, grouped by file (`search.usage`). Raises
     InvalidQuery (StaleHandle for a stale handle)."""
+    return merge_results(references_by_folder(folders, req, should_stop), req.k, "auto")
+
+
+def references_by_folder(folders: Workspace, req: ReferencesRequest,
+                         should_stop: ShouldStop) -> list[SearchResult]:
+    """Each folder's answer to `references`, before they are merged."""
     name = usage_target(folders, req)
     results = []
     for folder in folders:
@@ -112,8 +148,9 @@ def references(folders: Workspace, req: ReferencesRequest,
             raise Cancelled()
         searcher = folder.searcher
         with searcher.store.reading():  # the refs, their rows and chunks: one state
-            results.append(searcher.usages(name, req.filters, req.k, req.kinds))
-    return merge_results(results, req.k, "auto")
+            results.append(searcher.usages(name, req.filters.within(folder.scope), req.k,
+                                           req.kinds))
+    return results
 
 
 def definitions(folders: Workspace, name: str) -> list[tuple[str, str, Span]]:
@@ -122,19 +159,38 @@ def definitions(folders: Workspace, name: str) -> list[tuple[str, str, Span]]:
     for folder in folders:
         with folder.store.reading():
             out.extend((str(folder.root), path, sym.selection)
-                       for path, sym in folder.store.definitions_named(name))
+                       for path, sym in folder.store.definitions_named(name)
+                       if folder.answers_for(path))
     return out
 
 
 def describe_symbol(folders: Workspace, handle: str) -> SymbolInfo:
     """A definition's details from its handle (`search.describe`); StaleHandle when no folder
-    holds it."""
+    holds it. Its name's ref counts are its folder's, over every index that answers for part
+    of that folder."""
     for folder in folders:
         with folder.store.reading():
-            found = handles.resolve_symbol(folder.store, handle)
+            found = resolve_symbol(folder, handle)
             if found is not None:
-                return describe(folder.store, str(folder.root), found)
-    raise handles.stale("symbol", handle)
+                info = describe(folder.store, str(folder.root), found)
+                break
+    else:
+        raise handles.stale("symbol", handle)
+    sharing = [f for f in folders if f.root == folder.root]
+    if len(sharing) > 1:
+        info.ref_counts = ref_counts(sharing, info.symbol.name)
+    return info
+
+
+def ref_counts(folders: Workspace, name: str) -> dict[str, int]:
+    """How many refs of `name` the folders hold, by kind, each over the paths it answers for."""
+    counts: dict[str, int] = {}
+    for folder in folders:
+        with folder.store.reading():
+            keys = folder.store.ref_keys(name, Filters().within(folder.scope))
+        for key in keys:
+            counts[key.kind] = counts.get(key.kind, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def context(folders: Workspace, req: ContextRequest) -> Context:
@@ -145,10 +201,10 @@ def context(folders: Workspace, req: ContextRequest) -> Context:
         store = folder.store
         with store.reading():
             if req.chunk_id is not None:
-                chunk = handles.resolve_chunk(store, req.chunk_id)
+                chunk = resolve_chunk(folder, req.chunk_id)
             else:
                 assert req.symbol_id is not None
-                found = handles.resolve_symbol(store, req.symbol_id)
+                found = resolve_symbol(folder, req.symbol_id)
                 chunk = store.chunk_of_symbol(found.file.rowid, found.ord) if found else None
                 if found is not None and chunk is None:
                     raise InvalidQuery(f"the definition {req.symbol_id!r} has no block of its "
@@ -165,6 +221,12 @@ def context(folders: Workspace, req: ContextRequest) -> Context:
 def similar(folders: Workspace, req: SimilarRequest, should_stop: ShouldStop) -> SearchResult:
     """The chunks nearest the request's code (its text, or a range of a file, which is then
     left out of the answer), by vector; lexically, with a warning, where no vectors exist."""
+    return merge_results(similar_by_folder(folders, req, should_stop), req.k, "auto")
+
+
+def similar_by_folder(folders: Workspace, req: SimilarRequest,
+                      should_stop: ShouldStop) -> list[SearchResult]:
+    """Each folder's answer to `similar`, before they are merged."""
     text = req.text
     owner: Indexed | None = None
     exclude: tuple[str, Span] | None = None
@@ -178,9 +240,9 @@ def similar(folders: Workspace, req: SimilarRequest, should_stop: ShouldStop) ->
     for folder in folders:
         if should_stop():
             raise Cancelled()
-        results.append(similar_in(folder.searcher, text, req.k, req.filters,
+        results.append(similar_in(folder.searcher, text, req.k, req.filters.within(folder.scope),
                                   exclude if folder is owner else None, should_stop))
-    return merge_results(results, req.k, "auto")
+    return results
 
 
 def range_text(folder: Indexed, rel: str, span: Span) -> str:

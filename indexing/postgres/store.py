@@ -501,10 +501,70 @@ class PgStore:
                 chunk_id=r[12])
         return out
 
+    def ref_counts(self, name: str) -> dict[str, int]:
+        """How many refs of `name` there are, by kind (kinds with none left out)."""
+        return {str(r[0]): int(r[1]) for r in self.execute(
+            "SELECT kind, count(*) FROM kebab.refs WHERE repo = %s AND name = %s "
+            "GROUP BY kind ORDER BY kind COLLATE \"C\"", (self.repo, name)).fetchall()}
+
+    # -- what handles and places resolve through (`search.handles`, `workspace_lookups`) --
+
+    def file_by_rowid(self, rowid: int) -> FileRow | None:
+        r = self.execute("SELECT id, path, hash, lang FROM kebab.files "
+                         "WHERE repo = %s AND id = %s", (self.repo, rowid)).fetchone()
+        return FileRow(r[0], r[1], r[2], r[3]) if r else None
+
     def file_by_path(self, path: str) -> FileRow | None:
         r = self.execute("SELECT id, path, hash, lang FROM kebab.files "
                          "WHERE repo = %s AND path = %s", (self.repo, path)).fetchone()
         return FileRow(r[0], r[1], r[2], r[3]) if r else None
+
+    def symbol_by_ord(self, file_rowid: int, ord_: int) -> Symbol | None:
+        r = self.execute(f"SELECT {SYMBOL_COLUMNS} FROM kebab.symbols s WHERE s.repo = %s "
+                         "AND s.file_id = %s AND s.ord = %s",
+                         (self.repo, file_rowid, ord_)).fetchone()
+        return symbol_from(r) if r else None
+
+    def chunks_of_file(self, file_rowid: int) -> list[ChunkRow]:
+        """A file's chunks in line order (ties as on SQLite: end line, then chunk id)."""
+        return [chunk_from(r) for r in self.execute(
+            f"SELECT {CHUNK_COLUMNS} {CHUNK_FROM} WHERE c.repo = %s AND c.file_id = %s "
+            "ORDER BY c.start_line, c.end_line, c.chunk_id COLLATE \"C\"",
+            (self.repo, file_rowid)).fetchall()]
+
+    def chunk_of_symbol(self, file_rowid: int, ord_: int) -> ChunkRow | None:
+        """The first chunk of a definition."""
+        r = self.execute(
+            f"SELECT {CHUNK_COLUMNS} {CHUNK_FROM} WHERE c.repo = %s AND c.file_id = %s "
+            "AND s.ord = %s ORDER BY c.start_line, c.chunk_id COLLATE \"C\" LIMIT 1",
+            (self.repo, file_rowid, ord_)).fetchone()
+        return chunk_from(r) if r else None
+
+    def name_at(self, path: str, line: int, col: int) -> str | None:
+        """The name used or defined at a position of a file (its end counts: a cursor just
+        after a word is on it), or None: the ref starting nearest before it on its line (a
+        string's excepted), else the definition whose name is there, as on SQLite."""
+        found = self.execute(
+            "SELECT r.name FROM kebab.refs r JOIN kebab.files f ON f.id = r.file_id "
+            "WHERE f.repo = %s AND f.path = %s AND r.kind <> 'string' AND r.start_line = %s "
+            "AND r.start_col <= %s AND r.end_col >= %s "
+            "ORDER BY r.start_col DESC, r.name COLLATE \"C\" LIMIT 1",
+            (self.repo, path, line, col, col)).fetchone()
+        if found is None:
+            found = self.execute(
+                "SELECT s.name FROM kebab.symbols s JOIN kebab.files f ON f.id = s.file_id "
+                "WHERE f.repo = %s AND f.path = %s AND s.sel_start_line = %s "
+                "AND s.sel_start_col <= %s AND s.sel_end_col >= %s "
+                "ORDER BY s.sel_start_col DESC LIMIT 1",
+                (self.repo, path, line, col, col)).fetchone()
+        return str(found[0]) if found else None
+
+    def definitions_named(self, name: str) -> list[tuple[str, Symbol]]:
+        """(path, symbol) of every definition of `name`, in path order."""
+        return [(r[0], symbol_from(r[1:])) for r in self.execute(
+            f"SELECT f.path, {SYMBOL_COLUMNS} FROM kebab.symbols s JOIN kebab.files f "
+            "ON f.id = s.file_id WHERE f.repo = %s AND s.name = %s "
+            "ORDER BY f.path COLLATE \"C\", s.ord", (self.repo, name)).fetchall()]
 
     def file_text_of(self, file_rowid: int) -> str | None:
         r = self.execute("SELECT text FROM kebab.files WHERE repo = %s AND id = %s",

@@ -38,6 +38,7 @@ from indexing.store.interface import (
     FileFacts,
     IndexStore,
     IndexWriter,
+    LookupStore,
     RefStore,
     SearchStore,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "FileHead",
     "FileState",
     "FileText",
+    "LookupStore",
     "FileRow",
     "FileWrite",
     "IndexStore",

@@ -9,8 +9,10 @@ Neither names a table or an engine's syntax: queries arrive as `LexicalQuery`, r
 `ChunkRow`, `SymbolRow` and `RefRow`. What a backend cannot do it says in its `Capabilities`,
 so a request it cannot serve fails with a reason instead of quietly becoming another request.
 
-The SQLite `Store` has more than this (the lookups by handle, the change log, the embedding
-cache, damage repair); those stay its own until a second backend needs them.
+The lookups by handle, name or place (`kebab/symbol`, `kebab/context`, references by place)
+read through `LookupStore`, which a team index answers too, for a checkout's unchanged files.
+The SQLite `Store` has more than this (the change log, the embedding cache, damage repair);
+those stay its own until a second backend needs them.
 """
 
 from __future__ import annotations
@@ -134,6 +136,26 @@ class FileFacts(Protocol):
     def symbols_of_file(self, file_rowid: int) -> list[tuple[int, Symbol]]: ...
 
     def imports_of(self, file_rowid: int, limit: int = 100) -> list[str]: ...
+
+
+class LookupStore(RefStore, FileFacts, Protocol):
+    """What the lookups by handle, name or place read (`search.handles`,
+    `search.workspace_lookups`): rows by id and ordinal, a file's blocks, the name at a
+    position, the definitions of a name, and its ref counts."""
+
+    def ref_counts(self, name: str) -> dict[str, int]: ...
+
+    def file_by_rowid(self, rowid: int) -> FileRow | None: ...
+
+    def symbol_by_ord(self, file_rowid: int, ord_: int) -> Symbol | None: ...
+
+    def chunks_of_file(self, file_rowid: int) -> list[ChunkRow]: ...
+
+    def chunk_of_symbol(self, file_rowid: int, ord_: int) -> ChunkRow | None: ...
+
+    def name_at(self, path: str, line: int, col: int) -> str | None: ...
+
+    def definitions_named(self, name: str) -> list[tuple[str, Symbol]]: ...
 
 
 class EmbeddingStore(Protocol):

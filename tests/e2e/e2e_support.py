@@ -6,6 +6,7 @@ in `conftest.py`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import queue
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from jsonschema import Draft202012Validator
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
@@ -134,6 +136,62 @@ def write_module(root: Path, i: int, defs: int, variant: int) -> Path:
 def load_schema() -> dict[str, Any]:
     schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     return schema
+
+
+LOOKUPS_SCHEMA: dict[str, Any] = json.loads(
+    (SCHEMA_PATH.parent / "lookups.v1.json").read_text(encoding="utf-8"))
+LOOKUP_PARAMS = {"kebab/references": "referencesParams", "kebab/symbol": "symbolParams",
+                 "kebab/context": "contextParams", "kebab/similar": "similarParams"}
+_LOOKUP_RESULTS = {"kebab/symbol": "symbolResult", "kebab/context": "contextResult"}
+
+
+@functools.cache
+def _validator(definition: str | None) -> Draft202012Validator:
+    """The search schema's validator (None), or one of lookups.v1.json's definitions'."""
+    if definition is None:
+        return Draft202012Validator(load_schema())
+    return Draft202012Validator({**LOOKUPS_SCHEMA, "$ref": f"#/$defs/{definition}"})
+
+
+def conforms(value: Any, definition: str) -> Any:
+    """`value` is valid under one of lookups.v1.json's definitions."""
+    errors = list(_validator(definition).iter_errors(value))
+    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
+    return value
+
+
+def valid(result: dict[str, Any]) -> dict[str, Any]:
+    """Valid under the published search schema, and every hit's selection lies in its
+    location."""
+    errors = sorted(_validator(None).iter_errors(result), key=lambda e: list(e.path))
+    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
+    for hit in [*result.get("hits", []), *result.get("definitions", []),
+                *result.get("blocks", [])]:
+        cited, best = hit["location"]["range"], hit["selection"]
+        assert point(cited["start"]) <= point(best["start"]) <= point(best["end"]) \
+            <= point(cited["end"]), hit
+    return result
+
+
+def point(pos: dict[str, int]) -> tuple[int, int]:
+    return pos["line"], pos["character"]
+
+
+def starts(hits: list[dict[str, Any]]) -> list[tuple[str, str, tuple[int, int]]]:
+    """(path, kind of ref, start) of each usage hit."""
+    out = []
+    for h in hits:
+        start = h["selection"]["start"]
+        out.append((h["path"], h["ref"]["kind"], (start["line"], start["character"])))
+    return out
+
+
+async def call(s: Session, method: str, params: Any) -> Any:
+    """A lookup whose params and answer are checked against the published schemas."""
+    conforms(params, LOOKUP_PARAMS[method])
+    answer = to_json(await s.request(method, params))
+    return conforms(answer, _LOOKUP_RESULTS[method]) if method in _LOOKUP_RESULTS \
+        else valid(answer)
 
 
 @dataclass

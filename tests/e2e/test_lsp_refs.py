@@ -4,28 +4,24 @@ textDocument/references, with exact locations, stale handles and bad params."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import Session, StartFn, load_schema, position, to_json, write_tree
-from jsonschema import Draft202012Validator
+from e2e_support import (
+    LOOKUP_PARAMS,
+    Session,
+    StartFn,
+    call,
+    conforms,
+    point,
+    position,
+    starts,
+    valid,
+    write_tree,
+)
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
-
-import kebab_lsp
-
-VALIDATOR = Draft202012Validator(load_schema())
-LOOKUPS = json.loads((Path(kebab_lsp.__file__).parent / "schema/lookups.v1.json").read_text())
-
-
-def conforms(value: Any, definition: str) -> Any:
-    """`value` is valid under one of lookups.v1.json's definitions."""
-    schema = {**LOOKUPS, "$ref": f"#/$defs/{definition}"}
-    errors = list(Draft202012Validator(schema).iter_errors(value))
-    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
-    return value
 
 FILES: dict[str, str] = {
     "lib/store.py": '''"""Storage."""
@@ -67,46 +63,10 @@ def at(rel: str, needle: str, offset: int = 0) -> tuple[int, int]:
     return line, col + offset
 
 
-def valid(result: dict[str, Any]) -> dict[str, Any]:
-    """Valid under the published schema, and every hit's selection lies in its location."""
-    errors = sorted(VALIDATOR.iter_errors(result), key=lambda e: list(e.path))
-    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
-    for hit in [*result.get("hits", []), *result.get("definitions", []),
-                *result.get("blocks", [])]:
-        cited, best = hit["location"]["range"], hit["selection"]
-        assert point(cited["start"]) <= point(best["start"]) <= point(best["end"]) \
-            <= point(cited["end"]), hit
-    return result
-
-
-def point(pos: dict[str, int]) -> tuple[int, int]:
-    return pos["line"], pos["character"]
-
-
-def starts(hits: list[dict[str, Any]]) -> list[tuple[str, str, tuple[int, int]]]:
-    out = []
-    for h in hits:
-        start = h["selection"]["start"]
-        out.append((h["path"], h["ref"]["kind"], (start["line"], start["character"])))
-    return out
-
-
 async def ready(start_server: StartFn, root: Path, **kwargs: Any) -> Session:
     s = await start_server([root], **kwargs)
     await s.wait_idle()
     return s
-
-
-_PARAMS = {"kebab/references": "referencesParams", "kebab/symbol": "symbolParams",
-           "kebab/context": "contextParams", "kebab/similar": "similarParams"}
-_RESULTS = {"kebab/symbol": "symbolResult", "kebab/context": "contextResult"}
-
-
-async def call(s: Session, method: str, params: Any) -> Any:
-    """A lookup whose params and answer are checked against the published schema."""
-    conforms(params, _PARAMS[method])
-    answer = to_json(await s.request(method, params))
-    return conforms(answer, _RESULTS[method]) if method in _RESULTS else valid(answer)
 
 
 @pytest.fixture
@@ -231,7 +191,7 @@ async def test_bad_params_are_invalid_params(start_server: StartFn, tree: Path, 
                                              params: Any, message: str) -> None:
     if isinstance(params, dict) and message != "ends before":  # the schema refuses them too
         with pytest.raises(AssertionError):
-            conforms(params, _PARAMS[method])
+            conforms(params, LOOKUP_PARAMS[method])
     s = await start_server([tree])
     with pytest.raises(JsonRpcInvalidParams, match=message):
         await s.request(method, params)

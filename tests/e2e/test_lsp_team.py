@@ -8,7 +8,16 @@ import shutil
 from pathlib import Path
 
 import pytest
-from e2e_support import FILES, Session, StartFn, load_schema, range_of, span, write_tree
+from e2e_support import (
+    FILES,
+    Session,
+    StartFn,
+    load_schema,
+    range_of,
+    span,
+    to_json,
+    write_tree,
+)
 from jsonschema import Draft202012Validator
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -202,3 +211,13 @@ async def test_team_vectors_answer_by_meaning_and_local_changes_by_words(
         assert {h["path"] for h in answer["hits"]} - {"app/users.py"}  # the team's, by meaning
         assert all(h["path"] != "app/users.py" or "delete_user" not in h["snippet"]["text"]
                    for h in answer["hits"])
+    # `kebab/similar` the same way: by the team's vectors, the edited file by words.
+    similar = to_json(await s.request("kebab/similar", {"text": FILES["app/users.py"].split(
+        "    def delete_user")[1], "k": 20}))
+    sides = similar["meta"]["score"]["sides"]
+    assert sides["team"].startswith("rrf_normalized"), similar["meta"]  # words and meaning
+    assert not sides["local"].startswith("rrf_normalized")
+    assert any("lexical" in w for w in similar["meta"]["warnings"])
+    assert {h["path"] for h in similar["hits"]} - {"app/users.py"}
+    assert all(h["path"] != "app/users.py" or "delete_user" not in h["snippet"]["text"]
+               for h in similar["hits"])

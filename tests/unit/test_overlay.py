@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from indexing.filters import Filters
 from indexing.store.catalog import FileState
 from search.overlay import Changes
 
@@ -24,3 +25,24 @@ def test_edited_added_and_deleted_files() -> None:
 def test_an_unchanged_checkout_is_all_team() -> None:
     changes = Changes.between(states(a="1", b="2"), states(a="1", b="2"), lambda p: True)
     assert changes.here == frozenset() and changes.stale == frozenset()
+
+
+def test_each_path_is_answered_by_one_index_at_most() -> None:
+    """The lookups' split: a request's own path filters are kept and narrowed, never
+    widened, and no path is let through on both sides."""
+    team = states(same="a", edited="b", deleted="c")
+    local = states(same="a", edited="B", added="d")
+    changes = Changes.between(local, team, lambda p: p != "deleted.py")
+    team_scope, local_scope = changes.scopes
+    paths = ("same.py", "edited.py", "deleted.py", "added.py", "elsewhere.py")
+    assert [p for p in paths if team_scope.lets_through(p)] == ["same.py", "added.py",
+                                                                 "elsewhere.py"]
+    assert [p for p in paths if local_scope.lets_through(p)] == ["edited.py", "added.py"]
+    # `added.py` passes the team's scope, but the team index does not hold it.
+    asked = Filters(langs=("python",), only_paths=frozenset({"same.py", "edited.py"}),
+                    skip_paths=frozenset({"x.py"}))
+    assert asked.within(team_scope) == Filters(
+        langs=("python",), only_paths=frozenset({"same.py", "edited.py"}),
+        skip_paths=frozenset({"x.py", "edited.py", "deleted.py"}))
+    assert asked.within(local_scope).only_paths == {"edited.py"}
+    assert Filters().within(local_scope).only_paths == {"edited.py", "added.py"}

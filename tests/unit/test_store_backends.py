@@ -17,13 +17,18 @@ from bench.postgres_server import OWNER, PgCluster
 from indexing.filters import Filters
 from indexing.indexer import IndexSummary
 from indexing.postgres.team_index import index_repository
+from indexing.records import Span
 from indexing.settings import Settings
 from kebab_lsp.team import TeamWorkspace
 from kebab_lsp.workspace import Workspace
+from search import workspace_lookups as lookups
 from search.engine import Searcher
 from search.grouping import group
+from search.handles import StaleHandle
+from search.lookups import ContextRequest
 from search.symbols import SymbolMatcher
 from search.types import SearchRequest, SearchResult
+from search.workspace_lookups import Indexed
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
@@ -279,3 +284,33 @@ def test_grouped_answers_show_each_files_facts(backend: Backend) -> None:
     assert files["web/api.ts"][1:] == ("Fetch a user record from the HTTP API.", [],
                                        ["getUserById", "User", "UserId"], 3)
     assert len(grouped.definitions) + len(grouped.blocks) == len(result.hits)
+
+
+def test_lookups_by_handle_name_and_place(backend: Backend) -> None:
+    """What `kebab/symbol`, `kebab/context`, `kebab/references` by place and the declaration
+    half of textDocument/references read: the same answers from either store."""
+    folder = [Indexed(backend.root, backend.store, backend.searcher)]
+    assert lookups.name_at(folder, backend.root / "tests/test_store.py", 6, 20) == \
+        "get_user_by_id"  # a ref
+    assert lookups.name_at(folder, backend.root / "src/users/store.py", 11, 10) == \
+        "get_user_by_id"  # a definition's name
+    assert lookups.name_at(folder, backend.root / "src/users/store.py", 0, 1) is None
+    assert lookups.definitions(folder, "get_user_by_id") == [
+        (str(backend.root), "src/users/store.py", Span(11, 8, 11, 22))]
+    [hit] = [h for h in backend.search("get_user_by_id").hits
+             if h.path == "src/users/store.py" and h.symbol == "get_user_by_id"][:1]
+    assert hit.symbol_id is not None and hit.chunk_id is not None
+    info = lookups.describe_symbol(folder, hit.symbol_id)
+    assert (info.path, info.lang, info.symbol.name) == ("src/users/store.py", "python",
+                                                        "get_user_by_id")
+    assert info.parent is not None and info.parent.symbol.name == "UserStore"
+    assert info.children == [] and info.ref_counts == {"call": 1}
+    assert info.chunk_id == hit.chunk_id
+    shown = lookups.context(folder, ContextRequest(symbol_id=hit.symbol_id, before=1, after=1))
+    assert (shown.target.start_line, shown.target.end_line) == (11, 13)
+    assert [(c.start_line, c.end_line) for c in (*shown.before, *shown.after)] == [
+        (8, 9), (15, 18)]
+    assert lookups.context(folder, ContextRequest(chunk_id=hit.chunk_id)).target == \
+        shown.target
+    with pytest.raises(StaleHandle):
+        lookups.describe_symbol(folder, hit.symbol_id.replace(".", ".9", 1))
