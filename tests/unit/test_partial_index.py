@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from test_runtime_writer import Recorder
+
 from indexing.indexer import Baseline, Indexer, content_hash
+from indexing.runtime import Runtime
+from indexing.settings import Settings
 from indexing.store import Store
 
 FILES = {
@@ -98,3 +102,44 @@ def test_a_save_reverting_to_the_team_content_drops_the_local_rows(tmp_path: Pat
     renamed = indexer.rename_path(users, orders, Baseline(team.source, {
         **team.hashes, "app/orders.py": content_hash(copied)}))
     assert renamed.renamed == 0 and store.file_states() == {}
+
+
+def _runtime(tmp_path: Path) -> tuple[Runtime, Recorder]:
+    recorder = Recorder()
+    runtime = Runtime(recorder, Settings(index_dir=str(tmp_path / "cache"), workers=1,
+                                         embed=False))
+    return runtime, recorder
+
+
+def test_a_partial_index_opened_without_its_team_index_is_completed_and_says_so(
+        tmp_path: Path) -> None:
+    root = _tree(tmp_path / "src")
+    team = _team(root)
+    (root / "app/users.py").write_text("def archive_user() -> None:\n    pass\n")
+
+    runtime, recorder = _runtime(tmp_path)
+    folder = runtime.add_folder("file:///src", "src", root, scan=False, check=False)
+    runtime.set_baseline(folder, team)  # what the server does for a team's checkout
+    runtime.start()
+    assert runtime.wait_idle(30)
+    assert set(folder.index.store.file_states()) == {"app/users.py"}
+    assert any("2 answered by the team index" in line for line in recorder.lines)
+    # A save is kept to the files that differ too.
+    (root / "app/users.py").write_text(FILES["app/users.py"])
+    runtime.changed([root / "app/users.py"])
+    assert runtime.wait_idle(30)
+    assert folder.index.store.file_states() == {}
+    runtime.stop()
+
+    runtime, recorder = _runtime(tmp_path)  # the same index, without the team settings
+    folder = runtime.add_folder("file:///src", "src", root, check=False)
+    runtime.start()
+    assert runtime.wait_idle(30)
+    assert set(folder.index.store.file_states()) == set(FILES)
+    told = [line for line in recorder.lines if line.startswith("warn")]
+    assert len(told) == 1 and "holds only the files that differed" in told[0]
+    assert team.source in told[0]
+    runtime.scan(folder)  # complete now: nothing more to say
+    assert runtime.wait_idle(30)
+    assert len([line for line in recorder.lines if line.startswith("warn")]) == 1
+    runtime.stop()
