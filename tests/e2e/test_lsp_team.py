@@ -167,6 +167,9 @@ async def test_team_settings_change_at_run_time_and_say_what_is_wrong(
     assert found["meta"]["index"]["team"] == {"backend": "postgresql", "repo": REPO,
                                               "overlay_files": 0, "hidden_files": 1}
     configure(store="sqlite", repo=None)
+    # On the team index the local one held only what differs from it (nothing here): it is
+    # completed now, and answers once that is done.
+    await s.wait_idle()
     back = await s.search({"query": "getUserById", "mode": "lexical"})
     assert back["hits"] and "team" not in back["meta"]["index"]
     assert "backend" not in back["meta"]["score"]
