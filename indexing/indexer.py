@@ -168,7 +168,9 @@ class Baseline:
     (its URL without credentials, and the repository), and says so in its meta.
 
     The cost: the cheap size + time check of a scan only spares files the local index
-    holds, so every file left to the team index is read and hashed again on each scan."""
+    holds, so every file left to the team index is read and hashed again on each scan: a
+    no-change scan of Django 5.1.4 (5,418 files left to the team) takes about 0.75 s warm,
+    1.3 s cold, on the bench's 2-core machine."""
 
     source: str
     hashes: Mapping[str, str]
