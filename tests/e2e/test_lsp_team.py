@@ -23,6 +23,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from bench.postgres_server import OWNER, PgCluster
+from indexing.postgres.store import safe_url
 from indexing.postgres.team_index import index_repository, update_repository
 from indexing.runtime.folder_index import shared_embedder
 from indexing.settings import Settings
@@ -213,6 +214,7 @@ async def test_the_local_index_holds_only_what_differs_from_the_team_index(
     s = await start_server([checkout], init_options={"store": url, "repo": REPO})
     [folder] = to_json(await s.wait_idle())["folders"]
     assert folder["files"] == 2
+    assert folder["partial"] == {"team": f"{safe_url(url)} {REPO}", "answered_by_team": 5}
     assert _held(folder["index_dir"]) == {"app/users.py", "app/audit.py"}
     # Both halves answer, at their exact places.
     found = await s.search({"query": "archive_user", "mode": "lexical"})
