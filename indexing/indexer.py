@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,6 +73,9 @@ class IndexSummary:
     # definitions. Counted together as skip reason `text_only`.
     fallbacks: dict[str, int] = field(default_factory=dict)
     fallback_paths: list[tuple[str, str]] = field(default_factory=list)
+    # Files identical to the team index's copy (`Baseline`): not stored here, the team index
+    # answers for them. Counted apart from `unchanged`, which the local index holds.
+    same_as_team: int = 0
 
     @property
     def text_only(self) -> list[str]:
@@ -96,6 +99,7 @@ class IndexSummary:
         self.unchanged += part.unchanged
         self.deleted += part.deleted
         self.renamed += part.renamed
+        self.same_as_team += part.same_as_team
         self.skipped += part.skipped
         for reason, count in part.skipped_by_reason.items():
             self.skipped_by_reason[reason] = self.skipped_by_reason.get(reason, 0) + count
@@ -108,9 +112,11 @@ class IndexSummary:
     def describe(self) -> str:
         fallbacks = "".join(f", {n} read as plain text ({why})"
                             for why, n in sorted(self.fallbacks.items()))
+        team = (f", {self.same_as_team} answered by the team index" if self.same_as_team
+                else "")
         return (f"scanned {self.scanned}, new {self.new}, changed {self.changed}, "
                 f"unchanged {self.unchanged}, deleted {self.deleted}, renamed {self.renamed}, "
-                f"skipped {self.skipped}{fallbacks} in {self.seconds:.2f}s")
+                f"skipped {self.skipped}{fallbacks}{team} in {self.seconds:.2f}s")
 
     def skips_json(self) -> dict[str, object]:
         """What was left out, by reason (as `kebab status` and `kebab/status` show it)."""
@@ -126,6 +132,7 @@ class IndexSummary:
             "unchanged": self.unchanged,
             "deleted": self.deleted,
             "renamed": self.renamed,
+            "same_as_team": self.same_as_team,
             "skipped": self.skipped,
             "skipped_by_reason": dict(sorted(self.skipped_by_reason.items())),
             "text_only": len(self.fallback_paths),
@@ -148,7 +155,29 @@ class _Work:
 
 
 def content_hash(data: bytes) -> str:
+    """The one hash of a file's content, local and team index alike: comparing a checkout
+    with the team index (`Baseline`, `search.overlay.Changes`) relies on that."""
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """What a team index holds of this root: path -> `content_hash`. A file with the same
+    hash here is not stored in the local index (the team index answers for it), so that
+    index holds only what was edited or added here: it is *partial*, of team index `source`
+    (its URL without credentials, and the repository), and says so in its meta.
+
+    The cost: the cheap size + time check of a scan only spares files the local index
+    holds, so every file left to the team index is read and hashed again on each scan: a
+    no-change scan of Django 5.1.4 (5,418 files left to the team) takes about 0.75 s warm,
+    1.3 s cold, on the bench's 2-core machine."""
+
+    source: str
+    hashes: Mapping[str, str]
+
+    def has(self, path: str, digest: str) -> bool:
+        """Whether the team index holds `path` with this content."""
+        return self.hashes.get(path) == digest
 
 
 def extract_file(path: str, text: str, languages: Overrides = ()) -> Extraction:
@@ -242,16 +271,19 @@ class Indexer:
         """Scan the whole root at once. With `rebuild`, every file is re-extracted."""
         return self.scan(rebuild).run(progress)
 
-    def scan(self, rebuild: bool = False, reread: bool = False) -> ScanJob:
+    def scan(self, rebuild: bool = False, reread: bool = False,
+             baseline: Baseline | None = None) -> ScanJob:
         """A scan of the whole root as a job that its owner advances one step at a time (the
         walk, then one write batch per step), so it can apply other work in between and stop
         it cleanly. With `reread`, files whose size and time are unchanged are read again (not
         re-extracted unless their content changed): after a change of settings, rules on
-        content (secrets) may decide otherwise about them."""
-        return ScanJob(self, rebuild, reread)
+        content (secrets) may decide otherwise about them. With `baseline`, files identical to
+        the team index's copy are left to it: not stored, and dropped if they were."""
+        return ScanJob(self, rebuild, reread, baseline)
 
     def _scan_steps(self, rebuild: bool, reread: bool, summary: IndexSummary,
-                    progress: list[tuple[int, int]]) -> Generator[None, None, None]:
+                    progress: list[tuple[int, int]], baseline: Baseline | None
+                    ) -> Generator[None, None, None]:
         started = time.perf_counter()
         found = discover(self.root, self.options)
         yield  # the walk is done; the files are read from here on
@@ -269,7 +301,8 @@ class Indexer:
         recorded = self.store.meta_value(_LANGUAGES_KEY)
         # Another `languages` setting may read any file in another language: extract them all.
         reextract = (recorded or "[]") != languages
-        work = self._plan(found.candidates, states, gone, summary, reread, reextract)
+        work = self._plan(found.candidates, states, gone, summary, reread, reextract,
+                          baseline)
         for done, total in self._write_steps(work, summary):
             progress.append((done, total))
             summary.seconds = time.perf_counter() - started
@@ -292,9 +325,12 @@ class Indexer:
         summary: IndexSummary,
         reread: bool = False,
         reextract: bool = False,
+        baseline: Baseline | None = None,
     ) -> list[_Work]:
         """With `reread`, files whose size and time are unchanged are read again; with
-        `reextract`, every file is extracted again, even when its content is unchanged."""
+        `reextract`, every file is extracted again, even when its content is unchanged; with
+        `baseline`, a file identical to the team index's copy is left to it (dropped here,
+        with the deletions of `gone`, when the index held it)."""
         work: list[_Work] = []
         touched: list[tuple[str, int, int]] = []
         renames: list[tuple[str, str, int, int]] = []
@@ -305,7 +341,11 @@ class Indexer:
             state = states.get(cand.path)
             if (not reread and not reextract and state and state.size == cand.size
                     and state.mtime_ns == cand.mtime_ns):
-                summary.unchanged += 1
+                if baseline is not None and baseline.has(cand.path, state.hash):
+                    summary.same_as_team += 1
+                    gone[cand.path] = state
+                else:
+                    summary.unchanged += 1
                 continue
             read = self._read(cand.path, cand.abs_path, summary)
             if read is None:
@@ -313,6 +353,11 @@ class Indexer:
                     gone[cand.path] = state
                 continue
             digest = content_hash(read.data)
+            if baseline is not None and baseline.has(cand.path, digest):
+                summary.same_as_team += 1
+                if state:
+                    gone[cand.path] = state
+                continue
             if state and state.hash == digest and not reextract:
                 summary.unchanged += 1
                 if (state.size, state.mtime_ns) != (read.size, read.mtime_ns):
@@ -411,9 +456,11 @@ class Indexer:
 
     # -- single files (didSave, watchers) --------------------------------------------------
 
-    def update_paths(self, paths: Iterable[Path]) -> IndexSummary:
+    def update_paths(self, paths: Iterable[Path], baseline: Baseline | None = None
+                     ) -> IndexSummary:
         """Bring the given files up to date: changed ones re-extracted, vanished or now-ignored
-        ones dropped, unchanged ones left alone after a hash check."""
+        ones dropped, unchanged ones left alone after a hash check; with `baseline`, ones
+        identical to the team index's copy (a change reverted) dropped, left to it."""
         started = time.perf_counter()
         summary = IndexSummary()
         work: list[_Work] = []
@@ -434,6 +481,11 @@ class Indexer:
                     drops.append(rel)
                 continue
             digest = content_hash(read.data)
+            if baseline is not None and baseline.has(rel, digest):
+                summary.same_as_team += 1
+                if state:
+                    drops.append(rel)
+                continue
             if state and state.hash == digest:
                 summary.unchanged += 1
                 continue
@@ -448,22 +500,25 @@ class Indexer:
         summary.seconds = time.perf_counter() - started
         return summary
 
-    def rename_path(self, old: Path, new: Path) -> IndexSummary:
-        """A rename reported by the client: move rows when content is unchanged."""
+    def rename_path(self, old: Path, new: Path, baseline: Baseline | None = None
+                    ) -> IndexSummary:
+        """A rename reported by the client: move rows when content is unchanged (and, with
+        `baseline`, not identical to the team index's copy at the new path)."""
         old_rel, new_rel = self._relative(old), self._relative(new)
         if old_rel is None or new_rel is None:
-            return self.update_paths([p for p in (old, new) if self._relative(p)])
+            return self.update_paths([p for p in (old, new) if self._relative(p)], baseline)
         state = self.store.file_state(old_rel)
         summary = IndexSummary()
         if state and new.is_file() and is_indexable_path(self.root, new, self.options):
             read = self._read(new_rel, new, summary)
-            if read is not None and content_hash(read.data) == state.hash:
+            if (read is not None and content_hash(read.data) == state.hash
+                    and not (baseline is not None and baseline.has(new_rel, state.hash))):
                 with self.store.batch():
                     self.store.delete_file(new_rel)
                     self.store.rename_file(old_rel, new_rel, read.size, read.mtime_ns)
                 summary.renamed = 1
                 return summary
-        return self.update_paths([old, new])
+        return self.update_paths([old, new], baseline)
 
     def _relative(self, path: Path) -> str | None:
         """`path` relative to the root, or None when it is outside or has a name the index
@@ -482,10 +537,12 @@ class ScanJob:
     check whether to stop. `cancel()` ends it at once; what was committed stays, and the next
     scan, being incremental, picks up the rest."""
 
-    def __init__(self, indexer: Indexer, rebuild: bool, reread: bool = False) -> None:
+    def __init__(self, indexer: Indexer, rebuild: bool, reread: bool = False,
+                 baseline: Baseline | None = None) -> None:
         self.summary = IndexSummary()
         self._progress: list[tuple[int, int]] = []
-        self._steps = indexer._scan_steps(rebuild, reread, self.summary, self._progress)
+        self._steps = indexer._scan_steps(rebuild, reread, self.summary, self._progress,
+                                          baseline)
         self.finished = False
 
     @property

@@ -180,12 +180,24 @@ def folder_status_wire(folder: Folder) -> dict[str, Any]:
         "progress": _percent(folder.progress),
         "vectors": vectors,
         "skipped": _skipped_wire(folder.last_scan),
+        "partial": _partial_wire(folder),
         "error": folder.last_error,
         "warnings": store.problems(),
     }
     if failure is not None:
         wire["warnings"] = list(dict.fromkeys([*store.problems(), failure]))
     return wire
+
+
+def _partial_wire(folder: Folder) -> dict[str, Any] | None:
+    """A team checkout's index holds only the files that differ from the team index (`files`
+    counts those): which team index answers for the rest, and for how many files at the last
+    complete scan. None for an index that holds every file."""
+    team = folder.index.partial_of
+    if team is None:
+        return None
+    scan = folder.last_scan
+    return {"team": team, "answered_by_team": scan.same_as_team if scan else None}
 
 
 def _skipped_wire(scan: IndexSummary | None) -> dict[str, Any] | None:

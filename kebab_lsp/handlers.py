@@ -106,6 +106,7 @@ async def initialized(ls: KebabServer, params: types.InitializedParams) -> None:
     for folder in ls.pending_folders:
         _open_folder(ls, folder.uri, folder.name)
     ls.pending_folders = []
+    await _prepare_team(ls)
     # Folders first: file events that arrived before now find their folder when the writer
     # starts, instead of being dropped as belonging to none.
     ls.session.runtime.start()
@@ -141,6 +142,16 @@ async def did_change_configuration(ls: KebabServer,
         ls.warn_user(warning)
     if changed:
         ls.log("info", f"settings changed: {', '.join(changed)}")
+    if {"store", "repo"} & set(changed):
+        await _prepare_team(ls)
+
+
+async def _prepare_team(ls: KebabServer) -> None:
+    """With a team index, its checkout's local index holds only what differs from it: the
+    team's hashes are read (off the loop) before the writer scans."""
+    failed = await asyncio.get_running_loop().run_in_executor(None, ls.session.prepare_team)
+    if failed:
+        ls.log("warning", f"team index: {failed}; the local index holds every file meanwhile")
 
 
 @handles(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)

@@ -63,7 +63,13 @@ class Session:
     def configure(self, raw: Any) -> tuple[list[str], list[str]]:
         """Apply settings from the client: (warnings about bad entries, names changed)."""
         new, warnings = parse(raw, self.settings)
-        return warnings, self.runtime.configure(new)
+        changed = self.runtime.configure(new)
+        if {"store", "repo"} & set(changed):
+            # Now, not on the next request: a folder that is no team's checkout any more
+            # starts completing its index before anyone asks it (`_close_team`).
+            with self._team_lock:
+                self._close_team()
+        return warnings, changed
 
     # -- folders -----------------------------------------------------------------------------
 
@@ -140,17 +146,37 @@ class Session:
             from kebab_lsp.team import TeamOverlay  # psycopg only for a team index
 
             try:
-                team = TeamOverlay(choice, folder.root, folder.index.store, folder,
-                                   lambda: self.settings, local_vectors=folder.index)
+                team = TeamOverlay(
+                    choice, folder.root, folder.index.store, folder, lambda: self.settings,
+                    local_vectors=folder.index,
+                    on_baseline=lambda baseline: self.runtime.set_baseline(folder, baseline),
+                    settled=lambda: not folder.building)
             except TeamStoreError as exc:
                 raise SearchUnavailable(str(exc)) from exc
             self._team = (choice, folder, team)
             return team
 
+    def prepare_team(self) -> str | None:
+        """Open the team index the settings name, if any, and hand its baseline to the
+        folder before the writer scans it (start-up, a change of settings), so the local
+        index never stores the files the team index answers for. Why it failed, if it did:
+        the folder is then indexed in full (and its requests say what is wrong)."""
+        try:
+            team = self._team_overlay()
+            if team is not None:
+                team.refresh()
+        except SearchUnavailable as exc:
+            return str(exc)
+        return None
+
     def _close_team(self) -> None:
+        """No team index any more (for this folder): its index is completed (`set_baseline`)."""
         if self._team is not None:
-            self._team[2].close()
+            _, folder, team = self._team
+            team.close()
             self._team = None
+            if not folder.removed:
+                self.runtime.set_baseline(folder, None)
 
     def close(self) -> None:
         """Stop the runtime and close the team index's connection."""

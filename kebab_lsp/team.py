@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from indexing.embed import Embedder
-from indexing.postgres.store import PgStore, TeamStoreError
+from indexing.indexer import Baseline
+from indexing.postgres.store import PgStore, TeamStoreError, safe_url
 from indexing.postgres.team_vectors import TeamVectors
 from indexing.settings import Settings
+from indexing.store.catalog import FileState
 from indexing.store_choice import TeamStore
 from indexing.vector_index import VectorIndex
 from search import overlay
@@ -94,12 +96,27 @@ class TeamOverlay:
     One connection, so one search at a time (the lock): the query pool's threads take turns
     on it. The changed files, and the matcher of their definitions, are worked out again only
     when either index's version moves; the team's matcher is rebuilt when its version moves
-    (`PgStore` keeps no change log)."""
+    (`PgStore` keeps no change log).
+
+    The local index is partial: it holds only the files that differ from the team's copy.
+    The team's hashes go to `on_baseline` (the runtime rescans by them) when first read and
+    whenever the team's version moves (CI indexed a new commit). That is seen when a request
+    comes in, as the changes are: no thread polls PostgreSQL. Until `settled()` says the
+    rescan is done, the files whose team copy moved and that the local index does not hold
+    are answered by neither index (`Changes.between`'s `unindexed`)."""
 
     def __init__(self, choice: TeamStore, root: Path, local_store: Any, status: Any,
                  settings: Callable[[], Settings],
-                 local_vectors: VectorSource | None = None) -> None:
+                 local_vectors: VectorSource | None = None,
+                 on_baseline: Callable[[Baseline], None] = lambda baseline: None,
+                 settled: Callable[[], bool] = lambda: True) -> None:
         self.choice = choice
+        #: The team index, as a partial local index records it: no credentials.
+        self.source = f"{safe_url(choice.url)} {choice.repo}"
+        self._on_baseline = on_baseline
+        self._settled = settled
+        self._team_states: tuple[int, dict[str, FileState]] | None = None
+        self._moved: frozenset[str] = frozenset()
         self.root = root
         self._settings = settings
         self._local_store = local_store
@@ -118,13 +135,37 @@ class TeamOverlay:
         self._changes: tuple[tuple[int, int], overlay.Changes] | None = None
         self._changed_symbols: tuple[tuple[int, int], SymbolMatcher] | None = None
 
+    def _team_now(self) -> tuple[int, dict[str, FileState]]:
+        """The team's version and file states; a new version is a new baseline for the
+        local index, and its moved files are unindexed until the rescan is done."""
+        version = self.store.lexical_version()
+        known = self._team_states
+        if known is None or known[0] != version:
+            states = self.store.file_states()
+            if known is not None:
+                old = known[1]
+                self._moved |= {p for p in old.keys() | states.keys()
+                                if (p in old and old[p].hash) != (p in states and states[p].hash)}
+            self._team_states = known = (version, states)
+            self._on_baseline(Baseline(self.source, {p: s.hash for p, s in states.items()}))
+        elif self._moved and self._settled():
+            self._moved, self._changes = frozenset(), None
+        return known
+
+    def refresh(self) -> None:
+        """Read the team's version now (and hand on its baseline): at start-up, so the
+        checkout's first scan already leaves the team's files to it."""
+        with self._answering():
+            pass
+
     def _current_changes(self) -> tuple[tuple[int, int], overlay.Changes]:
         """(both indexes' versions, the changes between them at those versions)."""
-        key = (self._local_store.lexical_version(), self.store.lexical_version())
+        team_version, team_states = self._team_now()
+        key = (self._local_store.lexical_version(), team_version)
         if self._changes is None or self._changes[0] != key:
             self._changes = (key, overlay.Changes.between(
-                self._local_store.file_states(), self.store.file_states(),
-                lambda path: (self.root / path).is_file()))
+                self._local_store.file_states(), team_states,
+                lambda path: (self.root / path).is_file(), self._moved))
         return self._changes
 
     @contextmanager

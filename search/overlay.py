@@ -32,7 +32,7 @@ words on this side, when the local index has no vectors; a warning says so.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 
 from indexing.filters import Filters
@@ -59,12 +59,17 @@ class Changes:
 
     @classmethod
     def between(cls, local: Mapping[str, FileState], team: Mapping[str, FileState],
-                exists: Callable[[str], bool]) -> Changes:
-        """`exists(path)`: whether the checkout holds the file (a workspace-relative path)."""
+                exists: Callable[[str], bool], unindexed: Collection[str] = ()) -> Changes:
+        """`exists(path)`: whether the checkout holds the file (a workspace-relative path).
+        `unindexed`: files whose team copy moved since the local index, partial, was last
+        brought in line with the team's (a rescan is under way). One it does not hold was
+        equal to the team's old copy, so differs from the new: neither index answers for it
+        until the rescan has stored it here."""
         here = frozenset(p for p, state in local.items()
                          if p not in team or team[p].hash != state.hash)
         gone = frozenset(p for p in team if p not in local and not exists(p))
-        return cls(here, (here & team.keys()) | gone)
+        behind = frozenset(p for p in unindexed if p in team and p not in local)
+        return cls(here, (here & team.keys()) | gone | behind)
 
     @property
     def scopes(self) -> tuple[Filters, Filters]:

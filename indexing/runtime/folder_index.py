@@ -24,9 +24,12 @@ from indexing.store import Store
 from indexing.vector_index import SyncSummary, VectorIndex
 
 if TYPE_CHECKING:
-    from indexing.indexer import Indexer
+    from indexing.indexer import Baseline, Indexer
 
 _SHAPE_KEY = "index_shape"
+#: Which team index a partial index leaves the rest of the files to (`Baseline.source`);
+#: empty, or absent, when the index holds every file.
+_PARTIAL_KEY = "partial_of"
 
 _embedders: dict[tuple[str | None, int | None], Embedder] = {}
 _embedders_lock = threading.Lock()
@@ -66,6 +69,9 @@ class FolderIndex:
             names = ", ".join(sorted(k for k in now if was.get(k) != now[k]))
             self.shape_note = (f"the index at {self.index_dir} was built with other settings "
                                f"({names}); the next scan brings it in line")
+        #: The team index this one was last completed against (written by the writer).
+        self.partial_of: str | None = self.store.meta_value(_PARTIAL_KEY) or None
+        self._partial_told: str | None = None
 
     @cached_property
     def indexer(self) -> Indexer:
@@ -86,6 +92,30 @@ class FolderIndex:
         if self.store.meta_value(_SHAPE_KEY) != self._shape:
             self.store.set_meta(_SHAPE_KEY, self._shape)
         self.shape_note = None
+
+    def partial_note(self, baseline: Baseline | None) -> str | None:
+        """What to tell the user, once, when a partial index is opened without its team index
+        (or with another): it does not answer as if complete, the scan about to run with
+        `baseline` indexes the files it lacks."""
+        source = baseline.source if baseline is not None else None
+        if self.partial_of is None or self.partial_of == source:
+            return None
+        note = (f"the index at {self.index_dir} holds only the files that differed from the "
+                f"team index {self.partial_of}; "
+                + ("indexing the other files now" if source is None else
+                   f"bringing it in line with the team index {source} now"))
+        if note == self._partial_told:
+            return None
+        self._partial_told = note
+        return note
+
+    def record_partial(self, baseline: Baseline | None) -> None:
+        """After a complete scan with `baseline`: the index is partial of that team index,
+        or, without one, complete."""
+        source = baseline.source if baseline is not None else None
+        if self.partial_of != source:
+            self.store.set_meta(_PARTIAL_KEY, source or "")
+            self.partial_of = source
 
     def vector_index(self) -> VectorIndex | None:
         """The vector side, or None (with `vector_error` saying why) when it cannot run."""

@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from indexing.indexer import IndexSummary
+from indexing.indexer import Baseline, IndexSummary
 from indexing.runtime.folder_index import FolderIndex
 from indexing.vector_index import SyncSummary
 
@@ -27,6 +27,10 @@ class Folder:
     #: process then only reads it, and the writer leaves it alone (no scan, no file event).
     #: Set by `Runtime.add_folder`'s claim, and by whoever takes the lease over later.
     writes: bool = True
+    #: The team index's hashes, when this folder is the checkout of one (`Runtime.set_baseline`):
+    #: its local index then holds only the files that differ. Set by the runtime's owner, read
+    #: by the writer as each scan or batch of events begins.
+    baseline: Baseline | None = None
     # Written by the writer only.
     pending_work: int = 0  # scans and event batches queued or running for this folder
     progress: tuple[int, int] | None = None  # (files written, files to write) of a scan

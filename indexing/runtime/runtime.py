@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from indexing.indexer import Baseline
 from indexing.runtime.embedding import EmbedScheduler
 from indexing.runtime.events import FileEvent, normalize
 from indexing.runtime.folder_index import FolderIndex
@@ -114,6 +115,15 @@ class Runtime:
 
     def scan(self, folder: Folder, rebuild: bool = False) -> None:
         self.writer.scan(folder, rebuild)
+
+    def set_baseline(self, folder: Folder, baseline: Baseline | None) -> None:
+        """`folder` is the checkout of a team index holding these hashes (None: of none any
+        more): its index keeps only the files that differ from them. A scan by hash brings
+        it in line (unless one not yet begun is queued: it reads the new baseline)."""
+        if folder.baseline == baseline:
+            return
+        folder.baseline = baseline
+        self.writer.scan(folder, unless_queued=True)
 
     # -- settings ----------------------------------------------------------------------------
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from indexing.discover import DEFAULT_SKIP_DIRS, is_ignore_file
-from indexing.indexer import IndexSummary, ScanJob
+from indexing.indexer import Baseline, IndexSummary, ScanJob
 from indexing.runtime.events import Clock, EventQueue, FileEvent
 from indexing.runtime.folders import Folder, FolderRegistry
 from indexing.runtime.listener import Listener, ProgressSink
@@ -69,6 +69,7 @@ class _Running:
     job: ScanJob
     sink: ProgressSink
     verb: str
+    baseline: Baseline | None
 
 
 class Writer:
@@ -116,11 +117,14 @@ class Writer:
             self._events.debounce_s = seconds
             self._cond.notify_all()
 
-    def scan(self, folder: Folder, rebuild: bool = False) -> None:
-        """Queue a scan of `folder`; none for a folder another process writes."""
+    def scan(self, folder: Folder, rebuild: bool = False, unless_queued: bool = False) -> None:
+        """Queue a scan of `folder`; none for a folder another process writes, nor, with
+        `unless_queued`, when a scan of it is queued and not yet begun."""
         if not folder.writes:
             return
         with self._cond:
+            if unless_queued and any(f is folder for f, _ in self._scans):
+                return
             folder.pending_work += 1
             self._scans.append((folder, rebuild))
             self._cond.notify_all()
@@ -336,13 +340,18 @@ class Writer:
             return
         if folder.index.shape_note:
             self._listener.warn(folder.index.shape_note)
+        baseline = folder.baseline
+        partial = folder.index.partial_note(baseline)
+        if partial:
+            self._listener.warn(partial)
         verb = "Rebuilding" if rebuild else "Indexing"
         sink = self._listener.begin(f"{verb} {folder.name}")
         folder.progress = (0, 0)
         # After a change of settings, rules on content (secrets) may decide otherwise about
         # files that did not change: read them all again.
-        job = folder.index.indexer.scan(rebuild, reread=folder.index.shape_note is not None)
-        running = _Running(folder, job, sink, verb)
+        job = folder.index.indexer.scan(rebuild, reread=folder.index.shape_note is not None,
+                                        baseline=baseline)
+        running = _Running(folder, job, sink, verb, baseline)
         with self._cond:
             self._running = running
 
@@ -382,8 +391,11 @@ class Writer:
         if not cancelled:
             folder.last_error = None
             folder.index.record_shape()
+            folder.index.record_partial(running.baseline)
             stats = folder.index.store.stats()
-            running.sink.end(f"{stats.files} files, {stats.symbols} symbols")
+            team = (f", {summary.same_as_team} answered by the team index"
+                    if running.baseline is not None else "")
+            running.sink.end(f"{stats.files} files, {stats.symbols} symbols{team}")
             self._listener.log("info", f"{running.verb.lower()} {folder.root}: "
                                        f"{summary.describe()}")
             self._on_written(folder, summary.written_paths)
@@ -421,19 +433,19 @@ class Writer:
             # scan is incremental, so this costs a stat per file.
             self.scan(folder)
             return
-        indexer = folder.index.indexer
+        indexer, baseline = folder.index.indexer, folder.baseline
         total = IndexSummary()
         changed: list[Path] = []
         for event in _expand(folder, events):
             if event.kind == "renamed" and event.new_path is not None:
                 if changed:
-                    total.absorb(indexer.update_paths(list(dict.fromkeys(changed))))
+                    total.absorb(indexer.update_paths(list(dict.fromkeys(changed)), baseline))
                     changed = []
-                total.absorb(indexer.rename_path(event.path, event.new_path))
+                total.absorb(indexer.rename_path(event.path, event.new_path, baseline))
             else:
                 changed.append(event.path)
         if changed:
-            total.absorb(indexer.update_paths(list(dict.fromkeys(changed))))
+            total.absorb(indexer.update_paths(list(dict.fromkeys(changed)), baseline))
         if total.new or total.changed or total.deleted or total.renamed:
             self._listener.log("info", f"updated {folder.root}: {total.describe()}")
             rel = [r for e in events for p in e.paths() if (r := folder.relative(p))]

@@ -23,9 +23,11 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from bench.postgres_server import OWNER, PgCluster
+from indexing.postgres.store import safe_url
 from indexing.postgres.team_index import index_repository, update_repository
 from indexing.runtime.folder_index import shared_embedder
 from indexing.settings import Settings
+from indexing.store import Store
 
 pytestmark = pytest.mark.postgres
 REPO = "acme/app"
@@ -167,6 +169,9 @@ async def test_team_settings_change_at_run_time_and_say_what_is_wrong(
     assert found["meta"]["index"]["team"] == {"backend": "postgresql", "repo": REPO,
                                               "overlay_files": 0, "hidden_files": 1}
     configure(store="sqlite", repo=None)
+    # On the team index the local one held only what differs from it (nothing here): it is
+    # completed now, and answers once that is done.
+    await s.wait_idle()
     back = await s.search({"query": "getUserById", "mode": "lexical"})
     assert back["hits"] and "team" not in back["meta"]["index"]
     assert "backend" not in back["meta"]["score"]
@@ -181,6 +186,66 @@ async def test_a_team_index_answers_for_one_folder(
     await s.wait_idle()
     with pytest.raises(JsonRpcException, match="one workspace folder.*2 are open"):
         await s.search({"query": "user", "mode": "lexical"})
+
+
+def _held(index_dir: str) -> set[str]:
+    """The files the server's local index holds, read from it as another process would."""
+    store = Store(Path(index_dir))
+    try:
+        return set(store.file_states())
+    finally:
+        store.close()
+
+
+async def test_the_local_index_holds_only_what_differs_from_the_team_index(
+        start_server: StartFn, tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> None:
+    """The checkout's local index stores only its edited and added files; when CI indexes a
+    new commit, the server, on its next request, hides the team's new copy of a file this
+    checkout still has the old one of, then answers it from the local index, and drops the
+    local copy of a file the team index now holds as it is here."""
+    url = pg_cluster.url(pg_database, OWNER)
+    ci = _indexed_by_ci(tmp_path, url)
+    checkout = tmp_path / "checkout"
+    shutil.copytree(ci, checkout)
+    edited = FILES["app/users.py"].replace("delete_user", "archive_user")
+    (checkout / "app/users.py").write_text(edited)
+    (checkout / "app/audit.py").write_text("def record_user_event(user_id: int) -> None:\n"
+                                           "    pass\n")
+    s = await start_server([checkout], init_options={"store": url, "repo": REPO})
+    [folder] = to_json(await s.wait_idle())["folders"]
+    assert folder["files"] == 2
+    assert folder["partial"] == {"team": f"{safe_url(url)} {REPO}", "answered_by_team": 5}
+    assert _held(folder["index_dir"]) == {"app/users.py", "app/audit.py"}
+    # Both halves answer, at their exact places.
+    found = await s.search({"query": "archive_user", "mode": "lexical"})
+    assert [h["path"] for h in found["hits"]][:1] == ["app/users.py"]
+    assert (await s.search({"query": "delete_user", "mode": "lexical"}))["hits"] == []
+    [team_only] = await s.symbols("TeamOnlyHelper")
+    assert team_only.location.uri == (checkout / "svc/only_in_ci.go").as_uri()
+    assert range_of(team_only.location) == ((2, 0), (2, 24))
+    [archive] = await s.symbols("archive_user")
+    assert archive.location.uri == (checkout / "app/users.py").as_uri()
+    assert range_of(archive.location) == span("app/users.py", "def archive_user", "        pass",
+                                              files={"app/users.py": edited})
+
+    # CI indexes a new commit: the edit made here, and a change this checkout does not have.
+    (ci / "app/users.py").write_text(edited)
+    (ci / "web/api.ts").write_text(FILES["web/api.ts"].replace("greet(name", "salute(name"))
+    index_repository(ci, url, REPO, Settings(workers=1, embed=False))
+    assert (await s.search({"query": "salute", "mode": "lexical"}))["hits"] == []
+    assert await s.symbols("salute") == []
+    [folder] = to_json(await s.wait_idle())["folders"]
+    assert _held(folder["index_dir"]) == {"web/api.ts", "app/audit.py"}
+    assert (await s.search({"query": "salute", "mode": "lexical"}))["hits"] == []
+    greet = await s.search({"query": "greet", "mode": "lexical"})
+    assert greet["hits"] and {h["path"] for h in greet["hits"]} == {"web/api.ts"}
+    assert not any("salute" in h["snippet"]["text"] for h in greet["hits"])
+    [method] = [x for x in await s.symbols("greet") if x.name == "greet"]
+    assert method.location.uri == (checkout / "web/api.ts").as_uri()
+    assert range_of(method.location) == span("web/api.ts", "greet(name", "  }")
+    archived = await s.search({"query": "archive_user", "mode": "lexical"})
+    assert [h["path"] for h in archived["hits"]][:1] == ["app/users.py"]  # from the team now
+    assert archived["meta"]["index"]["team"]["overlay_files"] == 2
 
 
 @pytest.mark.model

@@ -46,3 +46,16 @@ def test_each_path_is_answered_by_one_index_at_most() -> None:
         skip_paths=frozenset({"x.py", "edited.py", "deleted.py"}))
     assert asked.within(local_scope).only_paths == {"edited.py"}
     assert Filters().within(local_scope).only_paths == {"edited.py", "added.py"}
+
+
+def test_a_file_whose_team_copy_moved_is_hidden_until_the_local_index_holds_it() -> None:
+    """A partial local index leaves out the files equal to the team's old copy: when CI moves
+    one, the team's new copy must not stand for the older one here before the rescan."""
+    team = states(moved="new", edited_both="B", same="a")
+    local = states(edited_both="B")  # the team now holds this edit too: answered by the team
+    changes = Changes.between(local, team, lambda p: True,
+                              unindexed={"moved.py", "edited_both.py", "gone_from_team.py"})
+    assert changes.here == frozenset()
+    assert changes.stale == {"moved.py"}
+    rescanned = Changes.between({**local, **states(moved="old")}, team, lambda p: True)
+    assert rescanned.here == {"moved.py"} and rescanned.stale == {"moved.py"}
