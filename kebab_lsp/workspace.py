@@ -18,12 +18,26 @@ if TYPE_CHECKING:
     from indexing.store import Store
 
 
+class _OneShot:
+    """A one-shot caller's index state: never building here (nothing writes it in this
+    process), but possibly partial of a team index, which answers must say."""
+
+    building = False
+
+    def __init__(self, index: FolderIndex) -> None:
+        self._index = index
+
+    @property
+    def incomplete(self) -> str | None:
+        return self._index.incomplete()
+
+
 class Workspace:
     def __init__(self, root: Path, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self.index = FolderIndex(root, self.settings)
         self.searcher = Searcher(self.index.root, self.index.store, vectors=self.index,
-                                 settings=lambda: self.settings)
+                                 status=_OneShot(self.index), settings=lambda: self.settings)
 
     @property
     def root(self) -> Path:

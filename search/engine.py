@@ -102,14 +102,21 @@ class VectorSource(Protocol):
 
 
 class IndexStatus(Protocol):
-    """Whether the index is still being built: the runtime's folder state answers."""
+    """Whether the index is still being built, and why it may lack files for good: the
+    runtime's folder state answers."""
 
     @property
     def building(self) -> bool: ...
 
+    @property
+    def incomplete(self) -> str | None:
+        """Why this index holds only part of its folder (a team checkout's), or None."""
+        ...
+
 
 class _Idle:
     building = False
+    incomplete: str | None = None
 
 
 class Searcher:
@@ -436,6 +443,10 @@ class Searcher:
             meta.recall["complete"] = False
             meta.recall["ranking_scope"] = "unknown"
             meta.warnings.append("the index is still building: results may be incomplete")
+        incomplete = self._status.incomplete
+        if incomplete is not None:
+            meta.recall["complete"] = False
+            meta.warnings.append(incomplete)
         if self.store.damage is not None:  # found damaged: a rebuild is on its way
             meta.recall["complete"] = False
             meta.recall["ranking_scope"] = "unknown"

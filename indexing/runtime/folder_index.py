@@ -98,7 +98,7 @@ class FolderIndex:
         (or with another): it does not answer as if complete, the scan about to run with
         `baseline` indexes the files it lacks."""
         source = baseline.source if baseline is not None else None
-        if self.partial_of is None or self.partial_of == source:
+        if not self._partial_elsewhere(baseline):
             return None
         note = (f"the index at {self.index_dir} holds only the files that differed from the "
                 f"team index {self.partial_of}; "
@@ -108,6 +108,20 @@ class FolderIndex:
             return None
         self._partial_told = note
         return note
+
+    def incomplete(self, baseline: Baseline | None = None) -> str | None:
+        """Why answers from this index alone lack files, when it is partial of a team index
+        and is not read as the local side of that same team index (`baseline`); else None."""
+        if not self._partial_elsewhere(baseline):
+            return None
+        return (f"this index holds only the files that differed from the team index "
+                f"{self.partial_of}: the others are answered there (the store and repo "
+                "settings, or --store URL --repo NAME)")
+
+    def _partial_elsewhere(self, baseline: Baseline | None) -> bool:
+        """Partial of a team index, and not read against that one's hashes."""
+        source = baseline.source if baseline is not None else None
+        return self.partial_of is not None and self.partial_of != source
 
     def record_partial(self, baseline: Baseline | None) -> None:
         """After a complete scan with `baseline`: the index is partial of that team index,

@@ -49,6 +49,12 @@ class Folder:
         return self.index.root
 
     @property
+    def incomplete(self) -> str | None:
+        """Why this folder's index lacks files for good: partial, and not read as the
+        checkout of its team index here (`FolderIndex.incomplete`)."""
+        return self.index.incomplete(self.baseline)
+
+    @property
     def building(self) -> bool:
         """Indexing work for this folder is queued, pending or running."""
         return self.pending_work > 0

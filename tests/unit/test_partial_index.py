@@ -143,3 +143,36 @@ def test_a_partial_index_opened_without_its_team_index_is_completed_and_says_so(
     assert runtime.wait_idle(30)
     assert len([line for line in recorder.lines if line.startswith("warn")]) == 1
     runtime.stop()
+
+
+def test_answers_from_a_partial_index_alone_say_it_lacks_files(tmp_path: Path) -> None:
+    """`kebab search` without --store (or any reader not holding the team index) on a team
+    checkout's partial index: the answer is not complete, and says where the rest is. The
+    server's team overlay reads the same index against its team: no such warning there."""
+    from kebab_lsp.workspace import Workspace
+    from search.engine import Searcher
+    from search.types import SearchRequest
+
+    root = _tree(tmp_path / "src")
+    team = _team(root)
+    (root / "app/users.py").write_text("def archive_user() -> None:\n    pass\n")
+    runtime, _ = _runtime(tmp_path)
+    folder = runtime.add_folder("file:///src", "src", root, scan=False, check=False)
+    runtime.set_baseline(folder, team)
+    runtime.start()
+    assert runtime.wait_idle(30)
+    overlay_side = Searcher(root, folder.index.store, status=folder)
+    side = overlay_side.search(SearchRequest("archive user", mode="lexical"))
+    assert [h.path for h in side.hits] == ["app/users.py"]
+    assert not any("differed from the team index" in w for w in side.meta.warnings)
+    runtime.stop()
+
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "cache"), workers=1, embed=False))
+    try:
+        result = ws.searcher.search(SearchRequest("place order", mode="lexical"))
+        assert result.hits == []  # app/orders.py is the team's to answer
+        assert result.meta.recall["complete"] is False
+        assert any("holds only the files that differed from the team index "
+                   f"{team.source}" in w for w in result.meta.warnings)
+    finally:
+        ws.close()
