@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-pytestmark = [pytest.mark.subprocess]
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]  # each runs the CLI on a built index
 
 
 def kebab(*args: str, index_root: Path) -> subprocess.CompletedProcess[str]:

@@ -71,6 +71,7 @@ def test_a_name_that_is_not_utf8_is_skipped_and_the_rest_indexed(tmp_path: Path)
 
 
 @pytest.mark.subprocess
+@pytest.mark.slow
 def test_kebab_index_and_search_go_on_past_a_name_that_is_not_utf8(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     write(root, LATIN1_NAME, "def latin_name_fn():\n    return 1\n")
@@ -296,6 +297,7 @@ def _index_as(root: Path, index_dir: Path, ids: tuple[int, int] | None) -> dict[
 
 
 @pytest.mark.subprocess
+@pytest.mark.slow
 def test_a_50mb_single_line_file_is_skipped_counted_and_shown(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     write(root, "ok.py", "def still_indexed():\n    pass\n")

@@ -142,6 +142,7 @@ def real_tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Worksp
     ws.close()
 
 
+@pytest.mark.slow
 def test_a_real_tree_reads_back_what_extraction_found(real_tree: tuple[Workspace, dict]
                                                       ) -> None:
     ws, extracted = real_tree
@@ -175,6 +176,7 @@ def test_a_real_tree_reads_back_what_extraction_found(real_tree: tuple[Workspace
     assert store.ref_counts("no_such_name_anywhere") == {}
 
 
+@pytest.mark.slow
 def test_filters_and_kinds_narrow_refs_as_before(real_tree: tuple[Workspace, dict]) -> None:
     ws, extracted = real_tree
     store = ws.store
@@ -197,6 +199,7 @@ def test_filters_and_kinds_narrow_refs_as_before(real_tree: tuple[Workspace, dic
         assert store.ref_keys(name, Filters(langs=("go",))) == []
 
 
+@pytest.mark.slow
 def test_the_name_at_a_position_is_the_innermost_ref_there(real_tree: tuple[Workspace, dict]
                                                            ) -> None:
     ws, extracted = real_tree

@@ -24,6 +24,8 @@ from kebab_lsp.convert import folder_status_wire
 from kebab_lsp.workspace import Workspace
 from search.types import SearchRequest
 
+pytestmark = pytest.mark.slow  # each test damages and rebuilds a real index
+
 #: What reads each table: an FTS5 match goes through chunks_fts, its hits through chunks (and
 #: their text through file_text); an exact-text search through file_text.
 QUERIES = {

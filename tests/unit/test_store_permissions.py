@@ -9,6 +9,7 @@ import stat
 from pathlib import Path
 
 import numpy as np
+import pytest
 from durability_support import make_tree
 
 from indexing.settings import Settings
@@ -21,6 +22,7 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
+@pytest.mark.slow
 def test_index_folders_are_0700_and_files_0600(tmp_path: Path) -> None:
     old = os.umask(0o022)
     try:

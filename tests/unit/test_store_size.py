@@ -13,6 +13,7 @@ from bench.index_size import REFS_TABLES, measure, own_sources
 from indexing.store.texts import BLOCK_LINES, DamagedText, _Blocks, pack_text, unpack_text
 
 
+@pytest.mark.slow
 def test_the_index_is_under_three_times_the_text_it_holds(tmp_path: Path) -> None:
     """This repository's own sources: the figure anyone can reproduce with
     `python -m bench.index_size` (it was 6x before schema 7)."""

@@ -283,6 +283,7 @@ def test_a_search_reads_one_state_whatever_commits_meanwhile(
         writer.close()
 
 
+@pytest.mark.slow
 def test_usages_match_the_embedded_index_on_real_code(
         pg_cluster: PgCluster, pg_database: str, tmp_path: Path) -> None:
     """Every ref of a few names in this repository's `search` package, as both backends

@@ -360,6 +360,7 @@ def test_reads_see_writes_made_through_another_handle(tmp_path: Path) -> None:
 
 
 @pytest.mark.subprocess
+@pytest.mark.slow
 def test_reading_does_not_import_the_lancedb_package(tmp_path: Path) -> None:
     """The 4 s `import lancedb` (mostly its REST namespace client) stays off the read path;
     a write afterwards in the same process still works."""

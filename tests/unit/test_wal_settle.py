@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from indexing.discover import DiscoveryOptions
 from indexing.indexer import Indexer
 from indexing.store import Store
@@ -33,6 +35,7 @@ def _indexer(tmp_path: Path) -> tuple[Path, Store, Indexer]:
     return root, store, indexer
 
 
+@pytest.mark.slow
 def test_saving_a_large_file_leaves_the_checkpoint_to_idle_time(tmp_path: Path) -> None:
     root, store, indexer = _indexer(tmp_path)
     (root / "big.py").write_text(_big_module(1))
@@ -47,6 +50,7 @@ def test_saving_a_large_file_leaves_the_checkpoint_to_idle_time(tmp_path: Path) 
     store.close()
 
 
+@pytest.mark.slow
 def test_a_write_larger_than_any_save_is_checkpointed_at_once(tmp_path: Path) -> None:
     root, store, indexer = _indexer(tmp_path)
     for n in range(1, 9):

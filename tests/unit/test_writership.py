@@ -34,6 +34,7 @@ def _names(runtime: Runtime) -> set[str]:
     return set(runtime.folders()[0].index.store.file_states())
 
 
+@pytest.mark.slow
 def test_one_writes_the_other_reads_then_takes_over(tree: Path, tmp_path: Path) -> None:
     index = tmp_path / "index"
     first, first_ship = _runtime(index)
@@ -84,6 +85,7 @@ def test_one_writes_the_other_reads_then_takes_over(tree: Path, tmp_path: Path) 
             ship.close()
 
 
+@pytest.mark.slow
 def test_a_stopped_runtime_lets_its_leases_go(tree: Path, tmp_path: Path) -> None:
     """A language server between `shutdown` and `exit`: its runtime stopped, so another
     process may write at once, without waiting for this one to exit."""
