@@ -380,7 +380,9 @@ def cmd_status(args: argparse.Namespace) -> int:
 
         ws = Workspace(_root(args), _settings(args, ("index_dir",)))
         store = ws.store
-        where = {"root": str(ws.root), "index_dir": str(ws.index_dir)}
+        # A team checkout's index holds only the files that differ from the team index.
+        where = {"root": str(ws.root), "index_dir": str(ws.index_dir),
+                 "partial_of": ws.index.partial_of}
     stats = store.stats()
     last = (dt.datetime.fromtimestamp(stats.last_update, dt.UTC).isoformat(timespec="seconds")
             if stats.last_update else None)

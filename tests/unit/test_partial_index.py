@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from test_runtime_writer import Recorder
 
 from indexing.indexer import Baseline, Indexer, content_hash
@@ -176,3 +178,25 @@ def test_answers_from_a_partial_index_alone_say_it_lacks_files(tmp_path: Path) -
                    f"{team.source}" in w for w in result.meta.warnings)
     finally:
         ws.close()
+
+
+def test_kebab_status_names_the_team_index_a_partial_index_belongs_to(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kebab_lsp import cli
+
+    root = _tree(tmp_path / "src")
+    team = _team(root)
+    (root / "app/users.py").write_text("def archive_user() -> None:\n    pass\n")
+    runtime, _ = _runtime(tmp_path)
+    folder = runtime.add_folder("file:///src", "src", root, scan=False, check=False)
+    runtime.set_baseline(folder, team)
+    runtime.start()
+    assert runtime.wait_idle(30)
+    runtime.stop()
+    status = ["status", str(root), "--index-dir", str(tmp_path / "cache"), "--json"]
+    assert cli.main(status) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert (info["partial_of"], info["files"]) == (team.source, 1)
+
+    assert cli.main([*status[:2], "--index-dir", str(tmp_path / "full"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["partial_of"] is None
