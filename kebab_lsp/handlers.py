@@ -31,14 +31,13 @@ from kebab_lsp.convert import (
 )
 from kebab_lsp.server import KebabServer
 from search.lookups import (
-    ReferencesRequest,
     parse_context,
     parse_references,
     parse_similar,
     parse_symbol,
 )
 from search.request import parse_request
-from search.types import MAX_K, InvalidQuery, SearchUnavailable
+from search.types import InvalidQuery, SearchUnavailable
 
 F = TypeVar("F", bound=Callable[..., Any])
 REINDEX = "kebab.reindex"
@@ -279,21 +278,11 @@ async def text_document_references(ls: KebabServer,
     paths = _paths([params.text_document.uri])
     if not paths:
         return None
-    pos = params.position
+    pos, declaration = params.position, params.context.include_declaration
 
     def answer(stop: Any) -> list[types.Location]:
-        try:
-            name = ls.session.name_at(paths[0], pos.line, pos.character)
-        except InvalidQuery:
-            return []  # not in an open folder
-        if name is None:
-            return []
-        found = ls.session.references(ReferencesRequest(name=name, k=MAX_K), stop)
-        out = [lsp_location(h.root, h.path, h.span) for h in found.hits]
-        if params.context.include_declaration:
-            out[:0] = [lsp_location(root, path, span)
-                       for root, path, span in ls.session.definitions(name)]
-        return out
+        return [lsp_location(root, path, span) for root, path, span in
+                ls.session.references_at(paths[0], pos.line, pos.character, declaration, stop)]
 
     return list(await ls.run_query(answer))
 

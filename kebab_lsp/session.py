@@ -28,7 +28,7 @@ from search.lookups import ContextRequest, ReferencesRequest, SimilarRequest
 from search.merge import FolderMatch, merge_results, merge_symbols
 from search.request import MAX_SYMBOL_QUERY_CHARS, check_text
 from search.symbols import SymbolIndex
-from search.types import SearchRequest, SearchResult, SearchUnavailable
+from search.types import MAX_K, InvalidQuery, SearchRequest, SearchResult, SearchUnavailable
 from search.workspace_lookups import Indexed, Workspace
 
 if TYPE_CHECKING:
@@ -227,6 +227,20 @@ class Session:
         if team is not None:
             return team.references(req, should_stop)
         return lookups.references(self.indexed(), req, should_stop)
+
+    def references_at(self, path: Path, line: int, col: int, declaration: bool,
+                      should_stop: ShouldStop) -> list[tuple[str, str, Span]]:
+        """(root, path, span) of every ref of the name at a place, its definitions first when
+        `declaration`: `textDocument/references`. Nothing outside an open folder or a name."""
+        try:
+            name = self.name_at(path, line, col)
+        except InvalidQuery:
+            return []
+        if name is None:
+            return []
+        found = self.references(ReferencesRequest(name=name, k=MAX_K), should_stop)
+        refs = [(h.root, h.path, h.span) for h in found.hits]
+        return [*self.definitions(name), *refs] if declaration else refs
 
     def definitions(self, name: str) -> list[tuple[str, str, Span]]:
         """(root, path, name span) of every definition of `name`."""
