@@ -10,7 +10,7 @@ import pytest
 from test_runtime_writer import Recorder
 
 from indexing.indexer import Baseline, Indexer, content_hash
-from indexing.runtime import Runtime
+from indexing.runtime import Folder, Runtime
 from indexing.settings import Settings
 from indexing.store import Store
 
@@ -147,14 +147,9 @@ def test_a_partial_index_opened_without_its_team_index_is_completed_and_says_so(
     runtime.stop()
 
 
-def test_answers_from_a_partial_index_alone_say_it_lacks_files(tmp_path: Path) -> None:
-    """`kebab search` without --store (or any reader not holding the team index) on a team
-    checkout's partial index: the answer is not complete, and says where the rest is. The
-    server's team overlay reads the same index against its team: no such warning there."""
-    from kebab_lsp.workspace import Workspace
-    from search.engine import Searcher
-    from search.types import SearchRequest
-
+def _partial_checkout(tmp_path: Path) -> tuple[Path, Baseline, Runtime, Folder]:
+    """A team checkout with one file edited, indexed by a running runtime against the team's
+    hashes: its index holds that one file."""
     root = _tree(tmp_path / "src")
     team = _team(root)
     (root / "app/users.py").write_text("def archive_user() -> None:\n    pass\n")
@@ -163,6 +158,18 @@ def test_answers_from_a_partial_index_alone_say_it_lacks_files(tmp_path: Path) -
     runtime.set_baseline(folder, team)
     runtime.start()
     assert runtime.wait_idle(30)
+    return root, team, runtime, folder
+
+
+def test_answers_from_a_partial_index_alone_say_it_lacks_files(tmp_path: Path) -> None:
+    """`kebab search` without --store (or any reader not holding the team index) on a team
+    checkout's partial index: the answer is not complete, and says where the rest is. The
+    server's team overlay reads the same index against its team: no such warning there."""
+    from kebab_lsp.workspace import Workspace
+    from search.engine import Searcher
+    from search.types import SearchRequest
+
+    root, team, runtime, folder = _partial_checkout(tmp_path)
     overlay_side = Searcher(root, folder.index.store, status=folder)
     side = overlay_side.search(SearchRequest("archive user", mode="lexical"))
     assert [h.path for h in side.hits] == ["app/users.py"]
@@ -184,14 +191,7 @@ def test_kebab_status_names_the_team_index_a_partial_index_belongs_to(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from kebab_lsp import cli
 
-    root = _tree(tmp_path / "src")
-    team = _team(root)
-    (root / "app/users.py").write_text("def archive_user() -> None:\n    pass\n")
-    runtime, _ = _runtime(tmp_path)
-    folder = runtime.add_folder("file:///src", "src", root, scan=False, check=False)
-    runtime.set_baseline(folder, team)
-    runtime.start()
-    assert runtime.wait_idle(30)
+    root, team, runtime, _ = _partial_checkout(tmp_path)
     runtime.stop()
     status = ["status", str(root), "--index-dir", str(tmp_path / "cache"), "--json"]
     assert cli.main(status) == 0
