@@ -51,6 +51,11 @@ def shared_embedder(model_dir: str | None, threads: int | None,
         return _embedders[key]
 
 
+def _source(baseline: Baseline | None) -> str | None:
+    """The team index `baseline` was read from, as a partial index records it."""
+    return baseline.source if baseline is not None else None
+
+
 class FolderIndex:
     def __init__(self, root: Path, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
@@ -97,7 +102,7 @@ class FolderIndex:
         """What to tell the user, once, when a partial index is opened without its team index
         (or with another): it does not answer as if complete, the scan about to run with
         `baseline` indexes the files it lacks."""
-        source = baseline.source if baseline is not None else None
+        source = _source(baseline)
         if not self._partial_elsewhere(baseline):
             return None
         note = (f"the index at {self.index_dir} holds only the files that differed from the "
@@ -120,13 +125,12 @@ class FolderIndex:
 
     def _partial_elsewhere(self, baseline: Baseline | None) -> bool:
         """Partial of a team index, and not read against that one's hashes."""
-        source = baseline.source if baseline is not None else None
-        return self.partial_of is not None and self.partial_of != source
+        return self.partial_of is not None and self.partial_of != _source(baseline)
 
     def record_partial(self, baseline: Baseline | None) -> None:
         """After a complete scan with `baseline`: the index is partial of that team index,
         or, without one, complete."""
-        source = baseline.source if baseline is not None else None
+        source = _source(baseline)
         if self.partial_of != source:
             self.store.set_meta(_PARTIAL_KEY, source or "")
             self.partial_of = source
