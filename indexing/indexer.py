@@ -112,11 +112,15 @@ class IndexSummary:
     def describe(self) -> str:
         fallbacks = "".join(f", {n} read as plain text ({why})"
                             for why, n in sorted(self.fallbacks.items()))
-        team = (f", {self.same_as_team} answered by the team index" if self.same_as_team
-                else "")
         return (f"scanned {self.scanned}, new {self.new}, changed {self.changed}, "
                 f"unchanged {self.unchanged}, deleted {self.deleted}, renamed {self.renamed}, "
-                f"skipped {self.skipped}{fallbacks}{team} in {self.seconds:.2f}s")
+                f"skipped {self.skipped}{fallbacks}{self.team_note()} in {self.seconds:.2f}s")
+
+    def team_note(self, always: bool = False) -> str:
+        """The files left to the team index, as a clause: only when there are any, unless
+        `always` (a scan against a team index says so even when it left none)."""
+        return (f", {self.same_as_team} answered by the team index"
+                if self.same_as_team or always else "")
 
     def skips_json(self) -> dict[str, object]:
         """What was left out, by reason (as `kebab status` and `kebab/status` show it)."""

@@ -393,8 +393,7 @@ class Writer:
             folder.index.record_shape()
             folder.index.record_partial(running.baseline)
             stats = folder.index.store.stats()
-            team = (f", {summary.same_as_team} answered by the team index"
-                    if running.baseline is not None else "")
+            team = summary.team_note(always=True) if running.baseline is not None else ""
             running.sink.end(f"{stats.files} files, {stats.symbols} symbols{team}")
             self._listener.log("info", f"{running.verb.lower()} {folder.root}: "
                                        f"{summary.describe()}")
