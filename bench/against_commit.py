@@ -59,6 +59,9 @@ def _best_of(fn: Callable[[str], object], items: list[str]) -> dict[str, float]:
 
 
 def _summary(times: list[float]) -> dict[str, float]:
+    """p50 as the median, p95 nearest-rank (`search.evaluation.percentile`'s rule). Computed
+    here: importing the project's `search` before `measure` puts CODE_DIR first would load
+    today's package in place of the compared commit's."""
     ordered = sorted(times)
     return {"p50": round(statistics.median(ordered), 1),
             "p95": round(ordered[max(0, -(-95 * len(ordered) // 100) - 1)], 1)}
