@@ -125,18 +125,18 @@ def index_folder(root: Path, settings: Settings, rebuild: bool = False) -> Folde
     runs, then stop it. Only the holder of the index's writer lease writes: when a running
     `kebab mcp` holds it, that process keeps the index current and this one refuses."""
     from indexing.runtime import Runtime
-    from indexing.runtime.lease import WriterLease
+    from indexing.runtime.lease import IndexBusy, take_for_one_shot
 
     runtime = Runtime(CliListener(), settings)
     # No background read-through of the index: a no-change `kebab index` takes a fraction of
     # a second and must not wait for it. Damage is still found where a scan meets it, and
     # `--rebuild` starts from nothing whatever the old index holds.
     folder = runtime.add_folder(root.as_uri(), root.name, root, scan=False, check=False)
-    lease = WriterLease(folder.index.index_dir)
-    if not lease.try_acquire():
+    try:
+        lease = take_for_one_shot(folder.index.index_dir, root)
+    except IndexBusy as exc:
         folder.index.close()
-        raise SystemExit(f"kebab: process {lease.holder()} is writing the index of {root} and "
-                         "keeps it current; not writing it from here too")
+        raise SystemExit(f"kebab: {exc}") from exc
     runtime.scan(folder, rebuild=rebuild)
     runtime.start()
     try:
@@ -420,6 +420,7 @@ def cmd_grant(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from indexing.runtime.lease import IndexBusy
     from kebab_lsp.evaluate import EvalOptions, format_table, run_eval
     from search.evaluation import QuestionFileError
 
@@ -435,6 +436,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         report = run_eval(root, _settings(args, EVAL_FLAGS), run, log)
     except QuestionFileError as exc:
         print(f"kebab: {exc}", file=sys.stderr)
+        return 2
+    except IndexBusy as exc:
+        print(f"kebab: {exc}; give `kebab eval` an index of its own with --index-dir",
+              file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(report, sort_keys=True))

@@ -14,7 +14,8 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from indexing.embed import Embedder
 from indexing.filters import Filters
 from indexing.records import RefKind
 from indexing.runtime import shared_embedder
+from indexing.runtime.lease import IndexBusy, take_for_one_shot
 from indexing.settings import Settings
 from kebab_lsp.workspace import Workspace
 from search.baseline import ARMS, Baseline, Citation, baseline_spec
@@ -161,17 +163,34 @@ def _blanked_copy(ws: Workspace, dest: Path) -> None:
         target.write_text(blank_top_doc(text), encoding="utf-8")
 
 
-def _open(root: Path, options: Settings, log: Log) -> Workspace:
+@contextmanager
+def _indexed(root: Path, options: Settings, log: Log) -> Iterator[Workspace]:
+    """The tree indexed and embedded, for the length of the block, with the writer lease of
+    its index held: an index that a running server writes is refused (`IndexBusy`), since two
+    writers would tear the vector store's files from under each other."""
     ws = Workspace(root, options)
-    log(f"indexing {ws.root}")
-    ws.indexer.index()
-    log("embedding")
-    ws.sync_vectors()
-    return ws
+    try:
+        lease = take_for_one_shot(ws.index_dir, ws.root)
+    except IndexBusy:
+        ws.close()
+        raise
+    try:
+        log(f"indexing {ws.root}")
+        ws.indexer.index()
+        log("embedding")
+        ws.sync_vectors()
+        yield ws
+    finally:
+        ws.close()
+        lease.release()
 
 
 def run_eval(root: Path, options: Settings, run: EvalOptions, log: Log) -> dict[str, Any]:
-    ws = _open(root, options, log)
+    with _indexed(root, options, log) as ws:
+        return _run(ws, options, run, log)
+
+
+def _run(ws: Workspace, options: Settings, run: EvalOptions, log: Log) -> dict[str, Any]:
     queries = generate(ws.store.all_symbols(), ws.store.file_texts(), run.seed, run.per_set)
     queries += usage_queries(ws.store.all_symbols(), _call_sites(ws), run.seed, run.per_set)
     queries += similar_queries(ws.store.all_symbols(), ws.store.file_texts(), run.seed,
@@ -196,19 +215,17 @@ def run_eval(root: Path, options: Settings, run: EvalOptions, log: Log) -> dict[
         with tempfile.TemporaryDirectory(prefix="kebab-eval-") as tmp:
             copy = Path(tmp) / ws.root.name
             _blanked_copy(ws, copy)
-            blank_ws = _open(copy, attrs.evolve(options, index_dir=str(Path(tmp) / "index")),
-                             log)
-            log(f"scoring nl_blanked ({len(nl)} queries) on a doc-blanked copy")
-            report["sets"]["nl_blanked"] = _score_set(blank_ws, "nl_blanked", nl,
-                                                      _baseline(blank_ws, embedder, log))
-            files = file_queries(ws.store.file_texts(), ws.store.all_symbols(), run.seed,
-                                 run.per_set)
-            if files:
-                log(f"scoring file ({len(files)} queries) on the copy")
-                report["sets"]["file"] = _score_set(blank_ws, "file", files, None)
-            blank_ws.close()
+            blank_options = attrs.evolve(options, index_dir=str(Path(tmp) / "index"))
+            with _indexed(copy, blank_options, log) as blank_ws:
+                log(f"scoring nl_blanked ({len(nl)} queries) on a doc-blanked copy")
+                report["sets"]["nl_blanked"] = _score_set(blank_ws, "nl_blanked", nl,
+                                                          _baseline(blank_ws, embedder, log))
+                files = file_queries(ws.store.file_texts(), ws.store.all_symbols(), run.seed,
+                                     run.per_set)
+                if files:
+                    log(f"scoring file ({len(files)} queries) on the copy")
+                    report["sets"]["file"] = _score_set(blank_ws, "file", files, None)
             shutil.rmtree(copy, ignore_errors=True)
-    ws.close()
     return report
 
 

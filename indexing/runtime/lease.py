@@ -19,6 +19,12 @@ from indexing.location import PRIVATE_FILE, private_dir
 LOCK_NAME = "writer.lock"
 
 
+class IndexBusy(Exception):
+    """Another process holds the writer lease of an index that a one-shot command (`kebab
+    index`, `kebab eval`) was asked to write: two writers would tear the vector store's files
+    from under each other, so the command refuses instead."""
+
+
 class WriterLease:
     def __init__(self, index_dir: Path) -> None:
         self.path = index_dir / LOCK_NAME
@@ -70,3 +76,14 @@ class WriterLease:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, 0)
             os.close(fd)  # closing the descriptor drops the flock
+
+
+def take_for_one_shot(index_dir: Path, root: Path) -> WriterLease:
+    """The lease of `index_dir`, held, for a command that writes the index once and exits;
+    `IndexBusy` when a running process (a server, `kebab mcp`) holds it and keeps the index
+    current."""
+    lease = WriterLease(index_dir)
+    if not lease.try_acquire():
+        raise IndexBusy(f"process {lease.holder()} is writing the index of {root} and keeps it "
+                        "current; not writing it from here too")
+    return lease

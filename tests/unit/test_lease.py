@@ -79,3 +79,35 @@ def test_kebab_index_does_not_write_an_index_another_process_writes(
         proc.wait()
     assert main(["index", str(sample_repo), "--index-dir", str(index_root), "--no-embed",
                  "--json"]) == 0
+
+
+@pytest.mark.subprocess
+def test_kebab_eval_does_not_write_an_index_another_process_writes(
+        tmp_path: Path, sample_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`kebab eval` indexes the tree it scores; on the index a running server keeps, that
+    would be a second writer. It refuses before writing, names the holder and says how to go
+    on; once the holder is gone it indexes, and lets the lease go when it is done."""
+    from indexing.location import index_dir_for
+    from indexing.settings import Settings
+    from kebab_lsp.evaluate import _indexed
+    from kebab_lsp.workspace import Workspace
+
+    index_root = tmp_path / "indexes"
+    index_dir = index_dir_for(sample_repo.resolve(), str(index_root))
+    settings = Settings(index_dir=str(index_root), embed=False)
+    proc = _holder(index_dir)
+    try:
+        assert main(["eval", str(sample_repo), "--index-dir", str(index_root), "--json"]) == 2
+        err = capsys.readouterr().err
+        assert f"process {proc.pid} is writing the index of {sample_repo.resolve()}" in err
+        assert "--index-dir" in err
+    finally:
+        proc.kill()
+        proc.wait()
+    ws = Workspace(sample_repo, settings)
+    assert ws.store.stats().files == 0  # refused before it wrote anything
+    ws.close()
+    with _indexed(sample_repo, settings, lambda _message: None) as ws:
+        assert ws.store.stats().files > 0
+        assert WriterLease(index_dir).holder() == os.getpid()
+    assert WriterLease(index_dir).holder() is None
