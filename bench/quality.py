@@ -12,11 +12,13 @@ import json
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bench import corpora
 from bench.config import EVAL_PER_SET
+from search.evaluation import PairedDifference, paired_difference
 
 MODES = ("lexical", "vector", "hybrid", "auto")
 COLUMNS = (*MODES, "baseline_dense", "baseline_bm25", "baseline_hybrid")
@@ -39,21 +41,50 @@ def quality(work: Path) -> list[dict[str, Any]]:
     return out
 
 
-def quality_goals(sets: dict[str, Any]) -> list[tuple[str, str, float, float]]:
-    """(set, goal, ours, theirs) for every goal of the search-by-meaning issue, met or not."""
-    out: list[tuple[str, str, float, float]] = []
+@dataclass(frozen=True, slots=True)
+class QualityGoal:
+    """One goal of the search-by-meaning issue on one set: `ours` against `theirs` (MRR@10),
+    and their paired difference over the set's questions when the report has each question's
+    score."""
+
+    set: str
+    what: str
+    ours: float
+    theirs: float
+    noise: PairedDifference | None
+
+    @property
+    def met(self) -> bool:
+        return self.ours >= self.theirs - 1e-9
+
+    def judged(self) -> str:
+        """The comparison and how it stands against the draw of questions."""
+        text = f"{self.ours:.3f} vs {self.theirs:.3f}"
+        if self.noise is None:
+            return text
+        d = self.noise
+        where = "beyond noise" if d.beyond_noise else "within noise"
+        return f"{text} (Δ {d.mean:+.3f}, 95% CI {d.low:+.3f} to {d.high:+.3f}: {where})"
+
+
+def quality_goals(sets: dict[str, Any]) -> list[QualityGoal]:
+    """Every goal of the search-by-meaning issue, met or not."""
+    out: list[QualityGoal] = []
     for name in PROSE_SETS:
         m = sets.get(name)
         if not m or "baseline_dense" not in m:
             continue
-        mrr = {mode: v["mrr@10"] for mode, v in m.items()}
-        out.append((name, "vector ≥ baseline dense", mrr["vector"], mrr["baseline_dense"]))
-        out.append((name, "hybrid ≥ baseline hybrid", mrr["hybrid"], mrr["baseline_hybrid"]))
-        out.append((name, "hybrid ≥ best kebab arm", mrr["hybrid"],
-                    max(mrr["lexical"], mrr["vector"])))
-        out.append((name, "auto ≥ hybrid", mrr["auto"], mrr["hybrid"]))
+
+        def goal(what: str, ours: str, theirs: str, m: dict[str, Any] = m,
+                 name: str = name) -> QualityGoal:
+            a, b = m[ours], m[theirs]
+            noise = (paired_difference(a["rr"], b["rr"])
+                     if a.get("rr") and len(a["rr"]) == len(b.get("rr", ())) else None)
+            return QualityGoal(name, what, a["mrr@10"], b["mrr@10"], noise)
+
+        best_arm = max(("lexical", "vector"), key=lambda mode: m[mode]["mrr@10"])
+        out += [goal("vector ≥ baseline dense", "vector", "baseline_dense"),
+                goal("hybrid ≥ baseline hybrid", "hybrid", "baseline_hybrid"),
+                goal("hybrid ≥ best kebab arm", "hybrid", best_arm),
+                goal("auto ≥ hybrid", "auto", "hybrid")]
     return out
-
-
-def at_least(ours: float, theirs: float) -> bool:
-    return ours >= theirs - 1e-9

@@ -401,11 +401,10 @@ def quality_corpus(run: dict[str, Any], losses: list[str]) -> Lines:
             if v:
                 out.append(f"| {set_name} | {mode} | {v['p50_ms']:.1f} | {v['p95_ms']:.1f} |")
     out.append("")
-    for set_name, what, ours, theirs in q.quality_goals(sets):
-        ok = q.at_least(ours, theirs)
-        out.append(f"- {set_name}: {what}: {ours:.3f} vs {theirs:.3f} → {verdict(ok)}")
-        if not ok:
-            losses.append(f"{run['key']} {set_name}: {what} ({ours:.3f} vs {theirs:.3f})")
+    for g in q.quality_goals(sets):
+        out.append(f"- {g.set}: {g.what}: {g.judged()} → {verdict(g.met)}")
+        if not g.met:
+            losses.append(f"{run['key']} {g.set}: {g.what} ({g.judged()})")
     name = sets.get("name") or {}
     if "auto" in name and "workspace_symbol" in name:
         auto, ws = name["auto"]["hit@1"], name["workspace_symbol"]["hit@1"]

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
+
 from indexing.store import FileText, SymbolRow
 from indexing.text import split_identifier
 from indexing.top_doc import top_doc, top_doc_lines
@@ -62,12 +64,16 @@ class Scores:
     recall50: float = 0.0
     latencies_ms: list[float] = field(default_factory=list)
     hit20: float | None = None  # scored for the usage set only
+    #: Each question's reciprocal rank within 10, in the set's order: what a paired
+    #: comparison of two modes on the same questions needs (`paired_difference`).
+    rr: list[float] = field(default_factory=list)
 
-    def as_json(self) -> dict[str, float]:
+    def as_json(self) -> dict[str, Any]:
         lat = sorted(self.latencies_ms)
         extra = {} if self.hit20 is None else {"hit@20": round(self.hit20, 4)}
         return {
             **extra,
+            "rr": [round(x, 4) for x in self.rr],
             "n": self.n,
             "mrr@10": round(self.mrr10, 4),
             "hit@1": round(self.hit1, 4),
@@ -123,7 +129,38 @@ def aggregate(per_query: Sequence[tuple[float, float, float, float, float]],
     if n == 0:
         return Scores()
     sums = [sum(q[i] for q in per_query) / n for i in range(5)]
-    return Scores(n, sums[0], sums[1], sums[2], sums[3], sums[4], list(latencies))
+    return Scores(n, sums[0], sums[1], sums[2], sums[3], sums[4], list(latencies),
+                  rr=[q[0] for q in per_query])
+
+
+@dataclass(frozen=True, slots=True)
+class PairedDifference:
+    """Mean of `ours - theirs` over the same questions, with a 95% bootstrap interval."""
+
+    mean: float
+    low: float
+    high: float
+
+    @property
+    def beyond_noise(self) -> bool:
+        """The interval leaves out zero: the two differ on these questions by more than
+        which questions happened to be drawn."""
+        return self.low > 0 or self.high < 0
+
+
+def paired_difference(ours: Sequence[float], theirs: Sequence[float], rounds: int = 10_000,
+                      seed: int = 7) -> PairedDifference:
+    """A paired percentile bootstrap of the mean per-question difference. Two modes scored on
+    one set of 48-150 questions differ by a few hundredths from one or two questions alone;
+    this says whether a difference is larger than the draw of questions can explain. The
+    seed is fixed, so the same scores give the same interval."""
+    if len(ours) != len(theirs) or not ours:
+        raise ValueError("a paired difference needs the same non-empty set of questions")
+    diff = np.asarray(ours, dtype=np.float64) - np.asarray(theirs, dtype=np.float64)
+    picks = np.random.default_rng(seed).integers(0, len(diff), size=(rounds, len(diff)))
+    means = diff[picks].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return PairedDifference(float(diff.mean()), float(low), float(high))
 
 
 def fuzzy_forms(name: str) -> list[str]:

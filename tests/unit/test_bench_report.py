@@ -153,6 +153,7 @@ def test_report_renders_every_section_with_spreads() -> None:
     assert "| pyright | – | – | – | – | – | pyright could not be installed from npm |" in md
     assert "nl: hybrid ≥ baseline hybrid: 0.700 vs 0.800 → **not met**" in md
     assert "Load average (1 min) at the start of each pass: 1.0, 1.1, 1.2." in md
+    assert "; click nl: hybrid ≥ baseline hybrid (0.700 vs 0.800)." in md  # no scores: no interval
     assert "nan" not in md.lower()
     assert "| kebab/references by name (k=50) | 20 | 11.0 (10.0–12.0) | 20.0 (19.0–21.0) |" in md
 
@@ -291,3 +292,27 @@ def test_team_store_section_without_clients_or_the_step() -> None:
     md = report.render(results() | {"team_store": t})
     assert "## Team index" in md and "clients at once" not in md
     assert "## Team index" not in report.render(results())
+
+
+def test_a_quality_goal_says_whether_its_gap_is_beyond_the_draw_of_questions() -> None:
+    """With each question's score in the report, a goal shows the paired difference and its
+    95% interval; a miss of one question in twenty is within noise, a miss on every question
+    is not. The verdict itself stays the plain comparison."""
+    def mode(rr: list[float]) -> dict[str, object]:
+        return {"n": len(rr), "mrr@10": sum(rr) / len(rr), "rr": rr, "p50_ms": 1.0,
+                "p95_ms": 2.0}
+
+    base = [1.0] * 10 + [0.5] * 10
+    sets = {"nl": {"lexical": mode(base), "vector": mode([0.5] * 20),
+                   "hybrid": mode([0.0] + base[1:]), "auto": mode([0.25] * 20),
+                   "baseline_dense": mode([0.25] * 20), "baseline_bm25": mode(base),
+                   "baseline_hybrid": mode(base)}}
+    r = results()
+    r["quality"][0]["report"]["sets"] = sets
+    md = report.render(r)
+    assert ("- nl: hybrid ≥ baseline hybrid: 0.700 vs 0.750 (Δ -0.050, 95% CI -0.150 to "
+            "+0.000: within noise) → **not met**") in md
+    assert "- nl: auto ≥ hybrid: 0.250 vs 0.700 (Δ -0.450" in md
+    assert "beyond noise) → **not met**" in md
+    assert "- nl: vector ≥ baseline dense: 0.500 vs 0.250 (Δ +0.250" in md
+    assert "Where kebab loses: click nl: hybrid ≥ baseline hybrid (0.700 vs 0.750 (Δ" in md

@@ -26,6 +26,7 @@ from search.evaluation import (
     fuzzy_forms,
     generate,
     load_questions,
+    paired_difference,
     percentile,
     rename_locals,
     score_ranking,
@@ -48,9 +49,27 @@ def test_score_ranking_by_hand() -> None:
 def test_aggregate_and_percentile() -> None:
     scores = aggregate([(1.0, 1.0, 1.0, 1.0, 1.0), (0.5, 0.0, 1.0, 0.5, 1.0)], [1.0, 3.0])
     assert (scores.mrr10, scores.hit1, scores.hit5, scores.recall20) == (0.75, 0.5, 1.0, 0.75)
+    assert scores.rr == [1.0, 0.5] and scores.as_json()["rr"] == [1.0, 0.5]
     assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.0
     assert percentile([1.0, 2.0, 3.0, 4.0], 95) == 4.0
     assert percentile([], 50) == 0.0
+
+
+def test_paired_difference_says_when_a_gap_is_more_than_the_draw_of_questions() -> None:
+    same = paired_difference([0.5, 1.0, 0.0] * 20, [0.5, 1.0, 0.0] * 20)
+    assert (same.mean, same.low, same.high, same.beyond_noise) == (0.0, 0.0, 0.0, False)
+    # One question of 50 answered first instead of not at all: 0.02, and the draw explains it.
+    one = paired_difference([1.0] + [0.5] * 49, [0.0] + [0.5] * 49)
+    assert one.mean == pytest.approx(0.02) and one.low == 0.0 and not one.beyond_noise
+    # Every question a place better: beyond noise, with the interval around the mean.
+    better = paired_difference([1.0] * 40 + [0.5] * 40, [0.5] * 40 + [1 / 3] * 40)
+    assert better.beyond_noise and better.low <= better.mean <= better.high
+    worse = paired_difference([0.0] * 30 + [0.2] * 30, [1.0] * 30 + [0.2] * 30)
+    assert worse.beyond_noise and worse.high < 0
+    assert paired_difference([0.3, 0.9, 0.1], [0.5, 0.2, 0.4]) == paired_difference(
+        [0.3, 0.9, 0.1], [0.5, 0.2, 0.4])  # a fixed seed: the same scores, the same interval
+    with pytest.raises(ValueError, match="same non-empty set"):
+        paired_difference([1.0], [1.0, 0.5])
 
 
 def test_query_helpers() -> None:
@@ -97,6 +116,9 @@ def test_eval_smoke_run(sample_repo: Path, index_root: Path) -> None:
     assert set(report["sets"]["exact"]) == modes
     assert report["sets"]["exact"]["lexical"]["recall@50"] == 1.0
     assert report["sets"]["name"]["workspace_symbol"]["hit@1"] == 1.0
+    hand = report["sets"]["hand"]  # each question's score, paired across modes
+    assert all(len(hand[mode]["rr"]) == hand[mode]["n"] == 1 for mode in modes | baseline)
+    assert hand["lexical"]["rr"][0] == hand["lexical"]["mrr@10"]
 
 
 def test_doc_comment_above_a_definition_answers_it() -> None:
