@@ -21,10 +21,10 @@ from collections.abc import Iterable
 from indexing.positions import split_lines, utf16_len
 from indexing.records import Chunk, ChunkKind
 
-#: A definition longer than either limit is split into overlapping windows.
+#: A definition longer than either limit is split between its statements
+#: (`indexing.extract.syntax_windows`).
 MAX_DEF_LINES = 60
 MAX_DEF_CHARS = 3000
-DEF_OVERLAP_LINES = 10
 
 #: Code outside definitions, and plain-text files, are cut into line windows.
 WINDOW_LINES = 40
@@ -154,22 +154,6 @@ def window_chunks(
         else:
             chunks.append(Chunk(first, last, join_lines(lines, first, last), kind, symbol, context))
     return chunks
-
-
-def definition_windows(
-    lines: list[str], span: LineSpan, symbol: int, context: str, kind: ChunkKind
-) -> list[Chunk]:
-    """A long definition body as overlapping windows that all cite the same symbol."""
-    return window_chunks(
-        lines,
-        span,
-        kind,
-        symbol,
-        context,
-        max_lines=MAX_DEF_LINES,
-        max_chars=MAX_DEF_CHARS,
-        overlap=DEF_OVERLAP_LINES,
-    )
 
 
 def text_chunks(text: str) -> list[Chunk]:
