@@ -339,10 +339,12 @@ def _open_folder(ls: KebabServer, uri: str, name: str) -> None:
 
 async def _register_watchers(ls: KebabServer) -> None:
     """Changes made outside the editor (git checkout, formatters) arrive as watched-file
-    events; only clients that allow dynamic registration can be asked for them."""
+    events; only clients that allow dynamic registration can be asked for them. A client that
+    cannot (Neovim on Linux) or refuses leaves them to a watcher of our own."""
     if not ls.client_supports("workspace.did_change_watched_files.dynamic_registration"):
-        ls.log("info", "client cannot register file watchers dynamically; relying on didSave "
-                       "and file operation events")
+        ls.log("info", "client cannot register file watchers dynamically; watching the "
+                       "workspace folders here")
+        ls.session.writership.watch_changes()
         return
     options = types.DidChangeWatchedFilesRegistrationOptions(
         watchers=[types.FileSystemWatcher(glob_pattern="**/*")])
@@ -352,7 +354,9 @@ async def _register_watchers(ls: KebabServer) -> None:
     try:
         await ls.client_register_capability_async(
             types.RegistrationParams(registrations=[registration]))
-    except Exception as exc:  # noqa: BLE001 - a refusal only loses the watcher
-        ls.log("warning", f"could not register file watchers: {exc}")
+    except Exception as exc:  # noqa: BLE001 - a refusal: our own watcher instead
+        ls.log("warning", f"could not register file watchers ({exc}); watching the workspace "
+                          "folders here")
+        ls.session.writership.watch_changes()
     else:
         ls.log("info", "registered workspace/didChangeWatchedFiles for **/*")

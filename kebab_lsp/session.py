@@ -49,7 +49,8 @@ class Session:
         self.runtime = Runtime(listener)
         # One writer per index across processes (`kebab mcp`, another editor): a folder whose
         # index another process writes is only read here, until that process exits. The
-        # editor reports file changes, so no watcher of our own.
+        # editor reports file changes, so no watcher of our own unless it cannot
+        # (`handlers._register_watchers`).
         self.writership = Writership(self.runtime, watch=False)
         self.runtime.claim = self.writership.claim
         self._views: weakref.WeakKeyDictionary[Folder, _View] = weakref.WeakKeyDictionary()

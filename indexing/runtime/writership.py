@@ -8,8 +8,10 @@ each agent); exactly one of them writes each index: the holder of its writer lea
   it is free. The holder writes: it runs the runtime's threads, scans, and follows the files'
   changes: `kebab mcp` watches them (watchfiles, `watch=True`); the language server hears them
   from its editor (`workspace/didChangeWatchedFiles`), which a watcher would only duplicate,
-  and turn a reported rename into a delete and an add. Otherwise `Folder.writes` is false and
-  the runtime leaves the index alone: this process reads it and sees every commit.
+  and turn a reported rename into a delete and an add, unless the editor cannot report them
+  (Neovim on Linux cannot): then it watches too (`watch_changes`). Otherwise `Folder.writes`
+  is false and the runtime leaves the index alone: this process reads it and sees every
+  commit.
 - A poller (`kebab-lease`) keeps trying the leases this process lacks. The kernel drops a lease
   when its holder exits, however it exits, so within a poll one reader takes over, catches up
   with a scan (the index lags the disk by whatever changed meanwhile) and starts watching.
@@ -109,6 +111,17 @@ class Writership:
         self._runtime.scan(folder)
         return True
 
+    def watch_changes(self) -> None:
+        """Watch the roots of the indexes this process writes, now and whenever it takes a
+        lease from here on: for a client that cannot report changes made outside it (a git
+        checkout, a formatter, another editor's save), which would otherwise reach the index
+        only at the next start."""
+        with self._lock:
+            self._watch = True
+            for folder in self._runtime.folders():
+                if folder.writes and not folder.removed:
+                    self._start_watcher(folder)
+
     def holder(self, folder: Folder) -> int | None:
         """The pid of the process writing `folder`'s index, if one does."""
         index_dir = folder.index.index_dir
@@ -147,11 +160,17 @@ class Writership:
         if not lease.try_acquire():
             return False
         self._runtime.start()
-        if self._watch and index_dir not in self._watchers and not self._stop.is_set():
+        if self._watch:
+            self._start_watcher(folder)
+        return True
+
+    def _start_watcher(self, folder: Folder) -> None:
+        """Under the lock: a watcher of `folder`'s root, unless it has one."""
+        index_dir = folder.index.index_dir
+        if index_dir not in self._watchers and not self._stop.is_set():
             watcher = Watcher(folder.root, self._runtime.changed, index_dir)
             watcher.start()
             self._watchers[index_dir] = watcher
-        return True
 
     def _poll(self) -> None:
         while not self._stop.wait(self._poll_s):

@@ -44,6 +44,7 @@ async def start_server(tmp_path: Path) -> AsyncIterator[StartFn]:
         index_dir: Path | None = None,
         init_options: dict[str, Any] | None = None,
         progress: bool = True,
+        watched_files: bool = True,
     ) -> Session:
         index = index_dir or tmp_path / "index"
         recorder = Recorder()
@@ -64,7 +65,7 @@ async def start_server(tmp_path: Path) -> AsyncIterator[StartFn]:
         # vectors turn it on.
         options = {"indexDir": str(index), "embed": False, **(init_options or {})}
         session.init_result = await client.initialize_session(types.InitializeParams(
-            capabilities=capabilities(progress),
+            capabilities=capabilities(progress, watched_files),
             workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name)
                                for f in folders],
             initialization_options=options,

@@ -226,7 +226,10 @@ def make_client(recorder: Recorder) -> LanguageClient:
     return client
 
 
-def capabilities(progress: bool = True) -> types.ClientCapabilities:
+def capabilities(progress: bool = True, watched_files: bool = True
+                 ) -> types.ClientCapabilities:
+    """`watched_files=False`: a client that cannot register file watchers, as Neovim on
+    Linux."""
     return types.ClientCapabilities(
         # Like Neovim: utf-8 preferred. The server must still answer in UTF-16.
         general=types.GeneralClientCapabilities(position_encodings=[
@@ -236,7 +239,7 @@ def capabilities(progress: bool = True) -> types.ClientCapabilities:
             workspace_folders=True,
             configuration=True,
             did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(
-                dynamic_registration=True),
+                dynamic_registration=watched_files),
             file_operations=types.FileOperationClientCapabilities(
                 did_create=True, did_delete=True, did_rename=True),
             symbol=types.WorkspaceSymbolClientCapabilities(),

@@ -88,6 +88,33 @@ async def test_watched_files_delete_and_rename(start_server: StartFn, workspace:
     assert len(logs) == 1 and "deleted 3" in logs[0], logs
 
 
+async def test_a_client_that_cannot_report_file_changes_gets_a_watcher_of_ours(
+        start_server: StartFn, workspace: Path) -> None:
+    """Neovim on Linux cannot register file watchers; changes made outside the editor (a git
+    checkout, a formatter, another editor's save) must still reach the index, with no
+    notification from the client at all."""
+    s = await ready(start_server, workspace, watched_files=False)
+    assert s.recorder.registrations == []  # nothing was asked of the client
+    assert [x.name for x in await s.symbols("NewServer")] == ["NewServer"]
+
+    later = {"app/later.py": "import os\n\n\nclass ArrivedLater:\n    size = 3\n"}
+    (workspace / "app/later.py").write_text(later["app/later.py"], encoding="utf-8")
+    (workspace / "svc/server.go").unlink()
+    deadline = time.monotonic() + 30
+    found: list[types.SymbolInformation] = []
+    while time.monotonic() < deadline:
+        found = await s.symbols("ArrivedLater")
+        if found and not await s.symbols("NewServer"):
+            break
+        await asyncio.sleep(0.2)
+    assert [(x.name, x.location.uri) for x in found] == [
+        ("ArrivedLater", uri(workspace, "app/later.py"))]
+    assert range_of(found[0].location) == (
+        position("app/later.py", "class ArrivedLater", files=later),
+        position("app/later.py", "size = 3", end=True, files=later))
+    assert await s.symbols("NewServer") == []
+
+
 async def test_file_operation_notifications(start_server: StartFn, workspace: Path) -> None:
     s = await ready(start_server, workspace)
     ops = s.init_result.capabilities.workspace.file_operations  # type: ignore[union-attr]

@@ -452,4 +452,23 @@ H.run(function()
     local res = vim.lsp.buf_request_sync(0, "workspace/symbol", { query = "parse_config" }, 5000)
     H.truthy(#res[client.id].result > 0, "symbols after the rebuild")
   end)
+
+  -- Neovim on Linux cannot register file watchers, so the server watches the folder itself:
+  -- a file written behind the editor's back (git, a formatter) is found with no save at all.
+  H.check("a file written outside Neovim is indexed without a save", function()
+    local outside = ws .. "/app/outside.py"
+    vim.fn.writefile({ "", "def arrived_from_outside():", "    return 7" }, outside)
+    local found
+    H.wait(20000, function()
+      local res = vim.lsp.buf_request_sync(0, "workspace/symbol", { query = "arrived_from_outside" }, 2000)
+      for _, s in ipairs(res and res[client.id] and res[client.id].result or {}) do
+        if s.name == "arrived_from_outside" then
+          found = s
+        end
+      end
+      return found ~= nil
+    end, "the symbol of a file written outside Neovim")
+    H.eq(found.location.uri, vim.uri_from_fname(outside), "uri")
+    H.eq(found.location.range.start, { line = 1, character = 0 }, "range.start")
+  end)
 end, 60000)
