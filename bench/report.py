@@ -366,10 +366,19 @@ def quality_section(r: dict[str, Any]) -> Lines:
         "at 256 tokens; bm25 = OR of the query's words without stopwords; hybrid = RRF k=60 "
         "over the top 100 of each (search/baseline.py). Cells are MRR@10 (exact: recall@50). "
         "Ranking does not vary between runs, so this runs once; its latency is in-process, one "
-        "pass, from `kebab eval`.", ""]
+        "pass, from `kebab eval`. Each goal shows Δ, the mean per-question difference, with "
+        "its 95% paired bootstrap interval over the set's questions (10,000 resamples, seed "
+        "7): \"within noise\" when the interval holds zero, so the draw of questions alone "
+        "could explain the gap. The verdict is the plain comparison either way.", ""]
     losses: list[str] = []
     for run in runs:
         out += quality_corpus(run, losses)
+    goals = [g for run in runs for g in q.quality_goals(run["report"]["sets"])]
+    missed = [g for g in goals if not g.met]
+    beyond = sum(1 for g in missed if g.noise is not None and g.noise.beyond_noise)
+    if goals:
+        out += [f"Goals met: {len(goals) - len(missed)} of {len(goals)}; of the "
+                f"{len(missed)} missed, {beyond} by more than the noise of their set.", ""]
     out += ["Where kebab loses: " + ("; ".join(losses) if losses else "nowhere in this run")
             + ".", ""]
     return out

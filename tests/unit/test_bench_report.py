@@ -316,3 +316,4 @@ def test_a_quality_goal_says_whether_its_gap_is_beyond_the_draw_of_questions() -
     assert "beyond noise) → **not met**" in md
     assert "- nl: vector ≥ baseline dense: 0.500 vs 0.250 (Δ +0.250" in md
     assert "Where kebab loses: click nl: hybrid ≥ baseline hybrid (0.700 vs 0.750 (Δ" in md
+    assert "Goals met: 1 of 4; of the 3 missed, 1 by more than the noise of their set." in md
