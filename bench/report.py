@@ -413,7 +413,7 @@ def quality_corpus(run: dict[str, Any], losses: list[str]) -> Lines:
     for g in q.quality_goals(sets):
         out.append(f"- {g.set}: {g.what}: {g.judged()} → {verdict(g.met)}")
         if not g.met:
-            losses.append(f"{run['key']} {g.set}: {g.what} ({g.judged()})")
+            losses.append(f"{run['key']} {g.set}: {g.what}: {g.judged()}")
     name = sets.get("name") or {}
     if "auto" in name and "workspace_symbol" in name:
         auto, ws = name["auto"]["hit@1"], name["workspace_symbol"]["hit@1"]

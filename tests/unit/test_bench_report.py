@@ -153,7 +153,7 @@ def test_report_renders_every_section_with_spreads() -> None:
     assert "| pyright | – | – | – | – | – | pyright could not be installed from npm |" in md
     assert "nl: hybrid ≥ baseline hybrid: 0.700 vs 0.800 → **not met**" in md
     assert "Load average (1 min) at the start of each pass: 1.0, 1.1, 1.2." in md
-    assert "; click nl: hybrid ≥ baseline hybrid (0.700 vs 0.800)." in md  # no scores: no interval
+    assert "; click nl: hybrid ≥ baseline hybrid: 0.700 vs 0.800." in md  # no scores: no interval
     assert "nan" not in md.lower()
     assert "| kebab/references by name (k=50) | 20 | 11.0 (10.0–12.0) | 20.0 (19.0–21.0) |" in md
 
@@ -315,5 +315,5 @@ def test_a_quality_goal_says_whether_its_gap_is_beyond_the_draw_of_questions() -
     assert "- nl: auto ≥ hybrid: 0.250 vs 0.700 (Δ -0.450" in md
     assert "beyond noise) → **not met**" in md
     assert "- nl: vector ≥ baseline dense: 0.500 vs 0.250 (Δ +0.250" in md
-    assert "Where kebab loses: click nl: hybrid ≥ baseline hybrid (0.700 vs 0.750 (Δ" in md
+    assert "Where kebab loses: click nl: hybrid ≥ baseline hybrid: 0.700 vs 0.750 (Δ" in md
     assert "Goals met: 1 of 4; of the 3 missed, 1 by more than the noise of their set." in md
