@@ -44,10 +44,12 @@ class Watcher:
     (`Runtime.changed`) decide what is indexed."""
 
     def __init__(self, root: Path, on_change: Callable[[list[Path]], None],
-                 skip: Path | None) -> None:
+                 skip: Path | None, on_failure: Callable[[str], None] = lambda _why: None
+                 ) -> None:
         self.root = root
         self._on_change = on_change
         self._skip = skip
+        self._on_failure = on_failure
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="kebab-watch", daemon=True)
         self.state = "starting"
@@ -68,8 +70,9 @@ class Watcher:
                 if paths:
                     self._on_change(paths)
             self.state = "stopped"
-        except Exception as exc:  # noqa: BLE001 - a dead watcher is reported by status
+        except Exception as exc:  # noqa: BLE001 - a dead watcher is reported, not raised
             self.state = f"failed: {type(exc).__name__}: {exc}"
+            self._on_failure(self.state)
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
@@ -168,7 +171,13 @@ class Writership:
         """Under the lock: a watcher of `folder`'s root, unless it has one."""
         index_dir = folder.index.index_dir
         if index_dir not in self._watchers and not self._stop.is_set():
-            watcher = Watcher(folder.root, self._runtime.changed, index_dir)
+            listener = self._runtime.listener
+
+            def failed(why: str, root: Path = folder.root) -> None:
+                listener.warn(f"{root}: changes made outside the editor are not followed "
+                              f"({why}); saves are, and the next start catches up")
+
+            watcher = Watcher(folder.root, self._runtime.changed, index_dir, failed)
             watcher.start()
             self._watchers[index_dir] = watcher
 

@@ -108,3 +108,19 @@ def test_a_stopped_runtime_lets_its_leases_go(tree: Path, tmp_path: Path) -> Non
     finally:
         runtime.stop()
         ship.close()
+
+
+def test_a_watcher_that_cannot_watch_says_so(tmp_path: Path) -> None:
+    """A root the kernel will not watch (here: gone before the watch began) must not leave the
+    user believing outside changes are followed: the failure is reported, once."""
+    from indexing.runtime.writership import Watcher
+
+    told: list[str] = []
+    watcher = Watcher(tmp_path / "gone", lambda _paths: None, None, told.append)
+    watcher.start()
+    deadline = time.monotonic() + 10
+    while not told and time.monotonic() < deadline:
+        time.sleep(0.05)
+    watcher.stop()
+    assert told == ["failed: FileNotFoundError: No path was found."]
+    assert watcher.state == told[0]
