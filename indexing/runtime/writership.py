@@ -174,8 +174,9 @@ class Writership:
             listener = self._runtime.listener
 
             def failed(why: str, root: Path = folder.root) -> None:
-                listener.warn(f"{root}: changes made outside the editor are not followed "
-                              f"({why}); saves are, and the next start catches up")
+                listener.warn(f"{root}: the file watcher stopped ({why}); changes on disk "
+                              "reach the index only through an editor's saves, or at the next "
+                              "start")
 
             watcher = Watcher(folder.root, self._runtime.changed, index_dir, failed)
             watcher.start()
