@@ -47,6 +47,8 @@ LARGE_BATCH_FILES = 20  # a batch this big first checkpoints the WAL (`Store.bat
 #: large tree's extracted files (symbols, chunks, refs) in memory, waiting for the writer.
 POOL_AHEAD = 2 * BATCH_FILES
 POOL_THRESHOLD = 64  # below this many files, a process pool costs more than it saves
+#: How much of a file's start `detect_language` reads, as `indexing.extract` does.
+_HEAD_CHARS = 256
 #: The `languages` setting the index was last read with (meta key).
 _LANGUAGES_KEY = "languages_setting"
 
@@ -199,16 +201,25 @@ def _text_lang(path: str) -> str:
     return ext or "text"
 
 
+def read_as(path: str, text: str, languages: Overrides = ()) -> tuple[str, bool, bool]:
+    """What a file's rows take from its path besides the path itself: its language (which
+    decides its symbols and chunks), whether it is a test and whether it is generated. Rows
+    moved to another path (a rename: same content) are only true there when this is equal:
+    `soup.md` renamed `soup.py` must be read again as Python, not keep its Markdown
+    headings."""
+    lang = detect_language(path, text[:_HEAD_CHARS], languages) or _text_lang(path)
+    return lang, is_test_path(path), is_generated(path, text[:600])
+
+
 def text_write(work: _Work, reason: str) -> FileWrite:
     """A file whose extraction failed in its worker, as plain text: made in the parent,
     without its grammar."""
     text = decode(work.data)
-    lang = detect_language(work.path, text[:256], work.languages) or _text_lang(work.path)
+    lang, is_test, generated = read_as(work.path, text, work.languages)
     extraction = Extraction(lang=lang, chunks=text_chunks(text), fallback=reason)
     return FileWrite(path=work.path, size=work.size, mtime_ns=work.mtime_ns, hash=work.digest,
-                     lang=lang, text=text, extraction=extraction,
-                     is_test=is_test_path(work.path),
-                     is_generated=is_generated(work.path, text[:600]))
+                     lang=lang, text=text, extraction=extraction, is_test=is_test,
+                     is_generated=generated)
 
 
 def _work_size(work: _Work) -> int:
@@ -367,8 +378,12 @@ class Indexer:
                 if (state.size, state.mtime_ns) != (read.size, read.mtime_ns):
                     touched.append((cand.path, read.size, read.mtime_ns))
                 continue
-            if state is None and gone_by_hash.get(digest):
-                old = gone_by_hash[digest].pop(0)
+            # Content that left another path: move its rows, when they are true at this path
+            # too (not when the `languages` setting changed: they were read under the old one).
+            old = (self._moved_from(gone_by_hash.get(digest, []), cand.path, read.data)
+                   if state is None and not reextract else None)
+            if old is not None:
+                gone_by_hash[digest].remove(old)
                 del gone[old]
                 renames.append((old, cand.path, read.size, read.mtime_ns))
                 continue
@@ -384,6 +399,16 @@ class Indexer:
                     self.store.rename_file(old, new, size, mtime)
                     summary.renamed += 1
         return work
+
+    def _moved_from(self, olds: Sequence[str], new: str, data: bytes) -> str | None:
+        """The first of `olds` (gone paths that held exactly `data`) whose rows are also
+        true at `new`, so the file can be renamed in place rather than re-extracted; None
+        when there is none."""
+        if not olds:
+            return None
+        text = decode(data)
+        wanted = read_as(new, text, self.languages)
+        return next((old for old in olds if read_as(old, text, self.languages) == wanted), None)
 
     def _read(self, rel: str, abs_path: Path, summary: IndexSummary) -> FileRead | None:
         """The file's bytes, or None with the reason counted (`discover.read_file`)."""
@@ -506,8 +531,9 @@ class Indexer:
 
     def rename_path(self, old: Path, new: Path, baseline: Baseline | None = None
                     ) -> IndexSummary:
-        """A rename reported by the client: move rows when content is unchanged (and, with
-        `baseline`, not identical to the team index's copy at the new path)."""
+        """A rename reported by the client: move rows when content is unchanged and read the
+        same way at the new path (`read_as`), and, with `baseline`, not identical to the team
+        index's copy there."""
         old_rel, new_rel = self._relative(old), self._relative(new)
         if old_rel is None or new_rel is None:
             return self.update_paths([p for p in (old, new) if self._relative(p)], baseline)
@@ -516,7 +542,8 @@ class Indexer:
         if state and new.is_file() and is_indexable_path(self.root, new, self.options):
             read = self._read(new_rel, new, summary)
             if (read is not None and content_hash(read.data) == state.hash
-                    and not (baseline is not None and baseline.has(new_rel, state.hash))):
+                    and not (baseline is not None and baseline.has(new_rel, state.hash))
+                    and self._moved_from([old_rel], new_rel, read.data) == old_rel):
                 with self.store.batch():
                     self.store.delete_file(new_rel)
                     self.store.rename_file(old_rel, new_rel, read.size, read.mtime_ns)

@@ -13,8 +13,8 @@ from indexing.extract.embedded import fence_regions
 from indexing.extract.nodes import MAX_DEF_DEPTH, MAX_DOC_CHARS, cap, collapse
 from indexing.extract.outline import Heading, outline
 from indexing.grammars import get_query, parse
-from indexing.positions import SourceText
-from indexing.records import Extraction
+from indexing.positions import SourceText, utf16_len
+from indexing.records import Extraction, Span
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -62,7 +62,8 @@ def _headings(src: SourceText, root: Node) -> list[Heading]:
         content = node.child_by_field_name("heading_content")
         if not name or content is None:
             continue
-        headings.append(Heading(node, _heading_level(node), name, _heading_text_node(content),
+        headings.append(Heading(node, _heading_level(node), name,
+                                _heading_text_span(src, node, content),
                                 _first_paragraph(src, node)))
     return headings
 
@@ -101,6 +102,21 @@ def _heading_text_node(content: Node) -> Node:
     the name."""
     inline = content.named_children[0] if content.named_child_count else None
     return inline if content.type == "paragraph" and inline is not None else content
+
+
+def _heading_text_span(src: SourceText, node: Node, content: Node) -> Span:
+    """Where the heading's text is: without an ATX heading's closing `#`s, nor the spaces
+    that end it (the grammar keeps those when the file ends on the heading's line)."""
+    text_node = _heading_text_node(content)
+    text = src.node_text(text_node)
+    if node.type == "atx_heading":
+        text = _ATX_CLOSING.sub("", text)
+    text = text.rstrip()
+    start_line, start_col = src.point(text_node.start_point)
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return Span(start_line, start_col, start_line, start_col + utf16_len(text))
+    return Span(start_line, start_col, start_line + len(lines) - 1, utf16_len(lines[-1]))
 
 
 def _first_paragraph(src: SourceText, heading: Node) -> str:

@@ -26,7 +26,7 @@ class Heading:
     node: Node  # the whole heading: its section starts on its first row
     level: int
     name: str
-    selection: Node  # the heading's text
+    selection: Span  # the heading's text
     doc: str = ""
     path: list[str] = field(default_factory=list)
     end_row: int = -1
@@ -96,14 +96,14 @@ def _heading_symbol(src: SourceText, h: Heading) -> Symbol:
         last_row -= 1
     last_row = max(last_row, end_row(node))
     start = src.point(node.start_point)
-    title_row = h.selection.start_point.row
+    title_row = h.selection.start_line
     return Symbol(
         name=h.name,
         kind=SymbolKind.STRING,
         container=" > ".join(h.path[:-1]) or None,
         qualified_name=" > ".join(h.path),
         range=Span(*start, last_row, src.line_utf16_len(last_row)),
-        selection=src.span(h.selection),
+        selection=h.selection,
         signature=clean_line(src.lines[title_row]).strip()[:MAX_SIGNATURE_CHARS],
         doc=h.doc,
     )

@@ -31,7 +31,8 @@ def extract_rst(src: SourceText) -> Extraction:
         overlined = adornments[0].start_byte < title.start_byte
         style = (overlined, src.node_text(adornments[-1]).strip()[:1])
         level = styles.setdefault(style, len(styles) + 1)
-        headings.append(Heading(node, level, name, title, _first_paragraph(src, node)))
+        headings.append(Heading(node, level, name, src.span(title),
+                                _first_paragraph(src, node)))
     return outline(src, "rst", tree.root_node, headings)
 
 

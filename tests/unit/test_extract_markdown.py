@@ -44,7 +44,7 @@ def test_headings_are_symbols_with_paths() -> None:
     ]
     guide, install, setext, uni = ex.symbols
     assert guide.range == Span(2, 0, 17, 25)  # through its subsections
-    assert guide.selection == Span(2, 2, 2, 9)
+    assert guide.selection == Span(2, 2, 2, 7)  # its name: without the closing "#"
     assert guide.signature == "# Guide #"
     assert guide.doc == "First paragraph\ncontinues here."
     assert install.range == Span(9, 0, 14, 3)
@@ -53,6 +53,18 @@ def test_headings_are_symbols_with_paths() -> None:
     assert setext.doc == ""
     assert uni.selection == Span(19, 2, 19, 18)  # UTF-16 columns
     assert uni.range == Span(19, 0, 20, 4)
+
+
+def test_a_headings_selection_is_its_name_without_the_spaces_that_end_it() -> None:
+    """The grammar keeps a heading's trailing spaces when the file ends on its line, and an
+    ATX heading's closing "#"s: neither is the name (hypothesis found "#  soupneedle "
+    cited one column too far)."""
+    for text, selection in [("#  soupneedle ", Span(0, 3, 0, 13)),
+                            ("#  soupneedle \n", Span(0, 3, 0, 13)),
+                            ("## a b ##  \n", Span(0, 3, 0, 6)),
+                            ("# é😀 x #", Span(0, 2, 0, 7)),
+                            ("one\ntwo  \n===\n", Span(0, 0, 1, 3))]:
+        assert [s.selection for s in run(text).symbols] == [selection], text
 
 
 def test_sections_are_chunks() -> None:

@@ -154,6 +154,11 @@ soup = st.lists(st.sampled_from(TOKENS), max_size=400).map(" ".join)
 @pytest.mark.slow  # many examples, each an index: seconds
 @examples(TOKEN_SOUP)
 @given(ext=st.sampled_from(EXTENSIONS), before=soup, after=soup)
+# The Markdown heading "soupneedle" was cited with the space after it; the same text under
+# `.py` next was taken for a rename, its moved rows still read as Markdown (flaky: it needed
+# the example before it). Explicit examples run in this order.
+@example(ext=".md", before="# ", after="")
+@example(ext=".py", before="# ", after="")
 def test_token_soup(bench: Bench, ext: str, before: str, after: str) -> None:
     """A word put anywhere in code-shaped junk is found by words and as exact text, and cited
     at the line and UTF-16 column an editor shows (the file's "\\r\\n", lone "\\r" and a

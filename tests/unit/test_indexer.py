@@ -8,6 +8,7 @@ from pathlib import Path
 
 import apsw
 
+from indexing.records import Span
 from indexing.schema import SCHEMA_VERSION
 from indexing.settings import Settings
 from indexing.store import Store
@@ -82,6 +83,48 @@ def test_rename_moves_rows_without_extraction(workspace: Workspace) -> None:
     assert hit.path == "web/client.ts"
     new_ids = chunk_ids(workspace, "web/client.ts")  # ids derive from the path
     assert new_ids and len(new_ids) == len(old_ids) and not new_ids & old_ids
+
+
+def file_row(ws: Workspace, path: str) -> tuple[str, int] | None:
+    row = ws.store.conn.execute("SELECT lang, is_test FROM files WHERE path=?",
+                                (path,)).fetchone()
+    return None if row is None else (row[0], row[1])
+
+
+def test_a_rename_is_read_again_where_the_new_path_reads_it_otherwise(
+        workspace: Workspace) -> None:
+    """Equal content at a path of another language (or test-ness) is not a rename: the moved
+    rows would keep the old reading (hypothesis found `soup.md` then `soup.py`, both
+    "#  soupneedle ", cited at the Markdown heading's span)."""
+    root = workspace.root
+    text = "#  soupneedle \n"
+    (root / "soup.md").write_text(text)
+    workspace.indexer.index()
+    assert file_row(workspace, "soup.md") == ("markdown", 0)
+    assert symbols_of(workspace, "soup.md") == ["soupneedle"]
+    os.rename(root / "soup.md", root / "soup.py")
+    summary = workspace.indexer.index()
+    assert (summary.renamed, summary.new, summary.deleted) == (0, 1, 1)
+    assert file_row(workspace, "soup.py") == ("python", 0)
+    assert symbols_of(workspace, "soup.py") == []  # a comment, not a heading
+    hits = workspace.searcher.search(SearchRequest("soupneedle", mode="lexical")).hits
+    assert [(h.path, h.span) for h in hits] == [("soup.py", Span(0, 3, 0, 13))]
+    # Into a test folder: same language, but its rows would still say it is no test.
+    os.rename(root / "soup.py", root / "tests/soup.py")
+    summary = workspace.indexer.index()
+    assert (summary.renamed, summary.new, summary.deleted) == (0, 1, 1)
+    assert file_row(workspace, "tests/soup.py") == ("python", 1)
+    # A client's rename is held to the same rule.
+    os.rename(root / "tests/soup.py", root / "soup.md")
+    workspace.indexer.rename_path(root / "tests/soup.py", root / "soup.md")
+    assert file_row(workspace, "tests/soup.py") is None
+    assert file_row(workspace, "soup.md") == ("markdown", 0)
+    assert symbols_of(workspace, "soup.md") == ["soupneedle"]
+    # Where the reading is the same, rows still move without extraction.
+    os.rename(root / "soup.md", root / "docs/soup.md")
+    summary = workspace.indexer.index()
+    assert (summary.renamed, summary.new, summary.deleted) == (1, 0, 0)
+    assert symbols_of(workspace, "docs/soup.md") == ["soupneedle"]
 
 
 def test_update_paths_for_saved_and_vanished_files(workspace: Workspace) -> None:
