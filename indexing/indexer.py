@@ -30,7 +30,7 @@ from indexing.discover import (
     is_indexable_path,
     read_file,
 )
-from indexing.extract import extract, text_chunks
+from indexing.extract import LANGUAGE_HEAD_CHARS, extract, text_chunks
 from indexing.pool import pool_context
 from indexing.records import Extraction
 from indexing.store import FileState, FileWrite, IndexWriter
@@ -47,8 +47,6 @@ LARGE_BATCH_FILES = 20  # a batch this big first checkpoints the WAL (`Store.bat
 #: large tree's extracted files (symbols, chunks, refs) in memory, waiting for the writer.
 POOL_AHEAD = 2 * BATCH_FILES
 POOL_THRESHOLD = 64  # below this many files, a process pool costs more than it saves
-#: How much of a file's start `detect_language` reads, as `indexing.extract` does.
-_HEAD_CHARS = 256
 #: The `languages` setting the index was last read with (meta key).
 _LANGUAGES_KEY = "languages_setting"
 
@@ -207,8 +205,13 @@ def read_as(path: str, text: str, languages: Overrides = ()) -> tuple[str, bool,
     moved to another path (a rename: same content) are only true there when this is equal:
     `soup.md` renamed `soup.py` must be read again as Python, not keep its Markdown
     headings."""
-    lang = detect_language(path, text[:_HEAD_CHARS], languages) or _text_lang(path)
-    return lang, is_test_path(path), is_generated(path, text[:600])
+    lang = detect_language(path, text[:LANGUAGE_HEAD_CHARS], languages) or _text_lang(path)
+    return (lang, *_flags(path, text))
+
+
+def _flags(path: str, text: str) -> tuple[bool, bool]:
+    """Whether the file at `path` is a test, and whether it is generated."""
+    return is_test_path(path), is_generated(path, text[:600])
 
 
 def text_write(work: _Work, reason: str) -> FileWrite:
@@ -247,6 +250,7 @@ def build_write(work: _Work) -> FileWrite:
     """Decode and extract one file; runs in a worker, so it touches no shared state."""
     text = decode(work.data)
     extraction = extract_file(work.path, text, work.languages)
+    is_test, generated = _flags(work.path, text)
     return FileWrite(
         path=work.path,
         size=work.size,
@@ -255,8 +259,8 @@ def build_write(work: _Work) -> FileWrite:
         lang=extraction.lang,
         text=text,
         extraction=extraction,
-        is_test=is_test_path(work.path),
-        is_generated=is_generated(work.path, text[:600]),
+        is_test=is_test,
+        is_generated=generated,
         packed=pack_text(text),
         packed_refs=pack_refs(extraction.refs),
     )

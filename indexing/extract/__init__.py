@@ -57,7 +57,7 @@ log = logging.getLogger(__name__)
 
 
 #: How much of a file's start `detect_language` may read (its shebang line).
-_HEAD_CHARS = 256
+LANGUAGE_HEAD_CHARS = 256
 
 
 def extract(path: str, text: str, languages: Overrides = ()) -> Extraction | None:
@@ -66,7 +66,7 @@ def extract(path: str, text: str, languages: Overrides = ()) -> Extraction | Non
 
     Never raises: on an unexpected failure the file still gets plain line-window chunks, so
     one odd file cannot stop indexing or become unsearchable."""
-    lang = detect_language(path, text[:_HEAD_CHARS], languages)
+    lang = detect_language(path, text[:LANGUAGE_HEAD_CHARS], languages)
     if lang is None:
         return None
     try:
