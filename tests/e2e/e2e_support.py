@@ -321,7 +321,11 @@ def descendants(pid: int) -> set[int]:
     todo = [pid]
     while todo:
         parent = todo.pop()
-        for children in Path(f"/proc/{parent}/task").glob("*/children"):
+        try:  # a process that exited (and was reaped) has no /proc entry: it has no children
+            listed = list(Path(f"/proc/{parent}/task").glob("*/children"))
+        except OSError:
+            continue
+        for children in listed:
             try:
                 kids = {int(k) for k in children.read_text().split()}
             except OSError:
