@@ -8,7 +8,10 @@ from __future__ import annotations
 import re
 
 MAX_DOC_CHARS = 500
-_COMMENT = re.compile(r"^\s*(?:#!.*|#|//+!?|/\*+!?|\*+/?|--|;+|%)\s?")  # `//!` is Rust's
+_COMMENT = re.compile(r"^\s*(?:#!.*|#|//+!?|/\*+!?|--|;+|%)\s?")  # `//!` is Rust's
+#: A line inside a `/* ... */` block, led by its `*`s. Only there: a line that opens with `*`
+#: elsewhere is a glob in an ignore file or a Markdown bullet, not a comment.
+_BLOCK_LINE = re.compile(r"^\s*\*+/?\s?")
 _DOCSTRING = re.compile(r'^\s*[rRuUbB]?("""|\'\'\')(.*?)\1', re.DOTALL)
 
 
@@ -19,16 +22,22 @@ def top_doc_lines(text: str) -> list[str]:
     if found:
         return [line.strip() for line in found.group(2).split("\n") if line.strip()]
     lines: list[str] = []
+    in_block = False
     for line in text.split("\n"):
         if not line.strip():
             if lines:
                 break
             continue
-        marker = _COMMENT.match(line)
-        if marker is None or line.lstrip().startswith("#!"):
-            if marker is None:
-                break
+        marker = (_BLOCK_LINE.match(line) if in_block else None) or _COMMENT.match(line)
+        if marker is None:
+            break
+        opened = line.lstrip()
+        if opened.startswith("#!"):
             continue
+        if opened.startswith("/*"):
+            in_block = "*/" not in opened[2:]
+        elif in_block and "*/" in opened:
+            in_block = False
         piece = line[marker.end():].rstrip("*/ ").strip()
         if piece:
             lines.append(piece)

@@ -22,6 +22,7 @@ from typing import Any
 
 import attrs
 
+from indexing.discover import is_ignore_file
 from indexing.embed import Embedder
 from indexing.filters import Filters
 from indexing.records import RefKind
@@ -152,6 +153,8 @@ def _baseline_embedder(options: Settings) -> Embedder | None:
 
 
 def _blanked_copy(ws: Workspace, dest: Path) -> None:
+    """The indexed files again under `dest`, their doc text blanked. Ignore files are copied
+    as they are: they decide what the copy indexes, and their globs are not docs."""
     docs: dict[str, list[str]] = {}
     for row in ws.store.all_symbols():
         if row.symbol.doc:
@@ -159,6 +162,9 @@ def _blanked_copy(ws: Workspace, dest: Path) -> None:
     for file in ws.store.file_texts():
         target = dest / file.path
         target.parent.mkdir(parents=True, exist_ok=True)
+        if is_ignore_file(file.path):
+            target.write_text(file.text, encoding="utf-8")
+            continue
         text = blank_docs(file.text, docs.get(file.path, []))
         target.write_text(blank_top_doc(text), encoding="utf-8")
 

@@ -258,3 +258,32 @@ def test_top_doc_reads_docstrings_and_comment_blocks() -> None:
         "Start the server. Quietly."
     assert top_doc("//! Regex engine\n//! for bytes.\nuse x;\n") == "Regex engine for bytes."
     assert top_doc("import os\n# not a top doc\n") == ""
+    assert top_doc("/**\n * Observable values.\n * Shared.\n */\nexport x\n") == \
+        "Observable values. Shared."
+    # A line led by `*` is a comment only inside a `/*` block: not an ignore file's glob, not a
+    # Markdown bullet.
+    assert top_doc("*.pyc\n.coverage\n") == ""
+    assert top_doc("* first item\n* second\n") == ""
+    assert top_doc("/* Header. */\n* a glob\n") == "Header."
+
+
+def test_the_blanked_copy_indexes_what_the_tree_indexes(tmp_path: Path) -> None:
+    from kebab_lsp.evaluate import _blanked_copy
+
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / ".gitignore").write_text("# build output\n*.pyc\nbuild/\n")
+    (root / "pkg" / "tally.py").write_text(TALLY)
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
+    ws.indexer.index()
+    copy = tmp_path / "copy" / "repo"
+    _blanked_copy(ws, copy)
+    ws.close()
+    # The ignore file is copied as it is (its first glob blanked would leave `*`, which
+    # ignores every file), and the code's docs are blanked.
+    assert (copy / ".gitignore").read_text() == (root / ".gitignore").read_text()
+    assert "Count the words" not in (copy / "pkg" / "tally.py").read_text()
+    blank = Workspace(copy, Settings(index_dir=str(tmp_path / "idx2"), workers=1, embed=False))
+    blank.indexer.index()
+    assert {f.path for f in blank.store.file_texts()} == {".gitignore", "pkg/tally.py"}
+    blank.close()
