@@ -30,7 +30,15 @@ from indexing.vector_index import VectorIndex, VectorsUnavailable
 from search import lexical, priors, usage, vector
 from search.hits import build_hit
 from search.hybrid import above_its_code, fuse_units, lexical_weight, oversample, unit_of
-from search.query import Intent, ParsedQuery, highlight_words, parse, route, usage_question
+from search.query import (
+    Intent,
+    ParsedQuery,
+    highlight_words,
+    is_question,
+    parse,
+    route,
+    usage_question,
+)
 from search.request import validate
 from search.types import (
     DEFAULT_SNIPPET_CHARS,
@@ -214,7 +222,8 @@ class Searcher:
         if req.mode == "auto":
             if intent.name == "definition":
                 _definition_first(candidates, intent.symbol)
-            candidates = priors.apply(candidates)
+            question = intent.name == "concept" and is_question(parsed.raw)
+            candidates = priors.apply(candidates, question=question)
         hits: list[Hit] = []
         seen: set[tuple[str, Span]] = set()
         taken = 0

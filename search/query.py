@@ -169,6 +169,20 @@ _USAGE: tuple[tuple[str, re.Pattern[str]], ...] = tuple((rule, re.compile(patter
 ))
 
 
+#: A question, by its first word or its mark: "how does", "where do we", "what happens when",
+#: "is there", "can I", "...?". Its answer is usually code that does something (`search.priors`).
+_QUESTION = re.compile(
+    r"^\W*(?:how|where|what|what's|when|which|why|who|whose|is|are|does|do|did|can|could|"
+    r"should|will|would|has|have)\b|\?\s*$",
+    re.IGNORECASE,
+)
+QUESTION = "question"
+
+
+def is_question(text: str) -> bool:
+    return _QUESTION.search(text.strip()) is not None
+
+
 def usage_question(text: str) -> Intent | None:
     """"who calls X", "where is X used", "usages of X", "references to X" (and close
     variants): a usage intent naming X, or None."""
@@ -202,7 +216,7 @@ def route(parsed: ParsedQuery) -> Intent:
     found = _FIND.match(text)
     if found and _IDENTIFIER.match(found.group(1)):
         return Intent("definition", "find phrase", _bare(found.group(1)))
-    return Intent("concept", "natural language")
+    return Intent("concept", QUESTION if is_question(parsed.raw) else "natural language")
 
 
 def _bare(identifier: str) -> str:

@@ -240,7 +240,9 @@ def test_auto_routes_by_intent(corpus: Workspace) -> None:
     assert intent('"time.sleep"') == {"name": "exact_text", "rule": "quoted string"}
     assert intent("session.get(url)") == {"name": "exact_text", "rule": "code fragment"}
     assert intent("how do we wait between attempts") == {"name": "concept",
-                                                         "rule": "natural language"}
+                                                         "rule": "question"}
+    assert intent("wait between attempts when the connection drops") == {
+        "name": "concept", "rule": "natural language"}
 
 
 def test_auto_definition_first_and_test_demoted(corpus: Workspace) -> None:
@@ -252,6 +254,18 @@ def test_auto_definition_first_and_test_demoted(corpus: Workspace) -> None:
     test_hits = [h for h in result.hits if h.path.startswith("tests/")]
     assert test_hits and all(any(p.name == "test_path" for p in h.retrieval.priors)
                              for h in test_hits)
+
+
+def test_auto_lifts_code_that_runs_for_a_question(corpus: Workspace) -> None:
+    def priors_of(query: str) -> dict[str, list[str]]:
+        result = corpus.searcher.search(SearchRequest(query, mode="auto", k=5))
+        return {h.title: [p.name for p in h.retrieval.priors] for h in result.hits}
+
+    asked = priors_of("how do we stop calling a host that keeps failing?")
+    assert "callable_for_question" in asked["fetch_with_backoff"]
+    assert "callable_for_question" not in asked["CircuitBreaker"]  # a class is not called
+    told = priors_of("stop calling a host that keeps failing")
+    assert not any("callable_for_question" in names for names in told.values())
 
 
 def test_embedding_cache_survives_reindex_and_rename(tmp_path: Path) -> None:

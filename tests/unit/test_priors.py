@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from indexing.records import Span, Symbol, SymbolKind
 from indexing.store import ChunkRow
 from search import priors
+from search.query import is_question
 from search.types import Candidate, Retrieval
 
 
-def cand(cid: str, path: str, score: float, is_test: bool = False) -> Candidate:
-    row = ChunkRow(rowid=0, chunk_id=cid, path=path, lang="typescript", chunk_kind="code",
-                   start_line=0, end_line=1, context="", text=None, text_hash=cid,
-                   is_test=is_test, is_generated=False, symbol=None)
+def cand(cid: str, path: str, score: float, is_test: bool = False,
+         kind: SymbolKind | None = None) -> Candidate:
+    span = Span(0, 0, 1, 0)
+    symbol = None if kind is None else Symbol(cid, kind, None, cid, span, span)
+    row = ChunkRow(rowid=0, chunk_id=cid, path=path, lang="typescript",
+                   chunk_kind="code" if kind is None else "definition", start_line=0,
+                   end_line=1, context="", text=None, text_hash=cid, is_test=is_test,
+                   is_generated=False, symbol=symbol)
     return Candidate(row, score, Retrieval("hybrid"))
 
 
@@ -32,3 +38,31 @@ def test_test_paths_are_still_demoted() -> None:
                            cand("c", "core/atom.ts", 0.8)])
     assert [c.row.chunk_id for c in ranked] == ["c", "t"]
     assert [p.name for p in ranked[1].retrieval.priors] == ["test_path"]
+
+
+def test_a_question_lifts_code_that_runs_above_the_declarations_that_describe_it() -> None:
+    # An options interface whose docs restate the behaviour matches the question's words a
+    # little better than the undocumented function that does it.
+    def ranked(question: bool) -> list[Candidate]:
+        return priors.apply([cand("SubscriptionOptions", "core/state.ts", 0.80,
+                                  kind=SymbolKind.INTERFACE),
+                             cand("refetchValidQueries", "core/focus.ts", 0.75,
+                                  kind=SymbolKind.FUNCTION)], question=question)
+
+    asked = ranked(question=True)
+    assert [c.row.chunk_id for c in asked] == ["refetchValidQueries", "SubscriptionOptions"]
+    assert [p.name for p in asked[0].retrieval.priors] == ["definition", "callable_for_question"]
+    assert [p.name for p in asked[1].retrieval.priors] == ["definition"]
+    # A sentence that is not a question (a docstring's words) keeps the order the words gave.
+    told = ranked(question=False)
+    assert [c.row.chunk_id for c in told] == ["SubscriptionOptions", "refetchValidQueries"]
+
+
+def test_what_reads_as_a_question() -> None:
+    for text in ("how do we wait between attempts", "Where is the config read",
+                 "what's the default timeout", "is there a helper that retries",
+                 "the user's display name?", "  Which flags are global"):
+        assert is_question(text), text
+    for text in ("Return the user's display name.", "returns whether it is done",
+                 "Howl at the moon", "parse a yaml configuration file", "whatever it costs"):
+        assert not is_question(text), text
