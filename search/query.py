@@ -31,9 +31,14 @@ QueryShape = Literal["empty", "raw", "quoted", "code", "terms", "any"]
 # attribute, operators, brackets, backticks, `$`/`#` sigils. An apostrophe is not one: it sits
 # inside ordinary English ("the user's name", "what's").
 _CODE_SIGN = re.compile(r"\w\(.+\)|^@\w|[=;{}\[\]<>|&+*/%!`$#\\]|->|=>")
-# A token that reads as an English word: letters (one apostrophe inside), maybe a trailing
-# punctuation mark. Code keywords are not prose even though they look like words.
-_PROSE_TOKEN = re.compile(r"^[A-Za-z][a-z]+(?:'[a-z]+)?[,.?!:;]?$")
+# A token that reads as an English word: letters (one apostrophe inside), or the one-letter
+# words `a` and `I`, maybe a trailing punctuation mark. Code keywords are not prose even
+# though they look like words.
+_PROSE_TOKEN = re.compile(r"^(?:[A-Za-z][a-z]+(?:'[a-z]+)?|[aAI])[,.?!:;]?$")
+# Code or a literal mentioned inside a sentence, the way Markdown, chat and doc comments write
+# them: a span in backticks, a URL. They are neither prose nor a sign that the words around
+# them are code ("Get a `PayloadAction` type for a passed `CaseReducer`").
+_MENTION = re.compile(r"`[^`\n]*`|\bhttps?://\S+")
 _CODE_KEYWORDS = frozenset({
     "if", "else", "elif", "for", "while", "return", "nil", "null", "none", "true", "false",
     "let", "const", "var", "fn", "func", "def", "new", "self", "this", "not", "and", "or",
@@ -78,7 +83,8 @@ def parse(query: str) -> ParsedQuery:
             raise InvalidQuery("raw FTS5 query is empty: put an expression between the quotes")
         return ParsedQuery(query, "raw", fts_raw=inner)
     terms = tuple(t for t in text.split() if has_word(t))
-    if len(text) >= 2 and text[0] == '"' and text[-1] == '"' and len(text[1:-1]) > 0:
+    quoted = len(text) >= 2 and text[0] == text[-1] and text[0] in '"`' and len(text[1:-1]) > 0
+    if quoted and not (text[0] == "`" and "`" in text[1:-1]):  # "x" or `x`, not `a` or `b`
         inner = text[1:-1]
         return ParsedQuery(query, "quoted", tuple(t for t in inner.split() if has_word(t)),
                            exact_text=inner)
@@ -92,10 +98,14 @@ def is_code_fragment(text: str) -> bool:
     `a != b`, `x[0]`) and at most a few word-like tokens around it, so prose that merely
     mentions code ("calls close() and flush() before exit", "the user's name") stays prose.
     `foo()`, `a.b` and `a::b` are not code fragments: they stay symbol-like and go
-    definitions-first."""
-    if not _CODE_SIGN.search(text):
+    definitions-first. Backticked spans and URLs are set aside first: a query that is nothing
+    but those is code, and words around them are judged on their own."""
+    rest, mentions = _MENTION.subn(" ", text)
+    if mentions and not rest.strip(" ,.;:!?"):
+        return mentions == 1  # a URL alone is a literal; `a`, `b` are the words of a list
+    if not _CODE_SIGN.search(rest):
         return False
-    tokens = text.split()
+    tokens = rest.split()
     prose = sum(1 for t in tokens if _PROSE_TOKEN.match(t)
                 and t.rstrip(",.?!:;").lower() not in _CODE_KEYWORDS)
     return prose * 2 < len(tokens) and prose < 3

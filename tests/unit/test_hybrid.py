@@ -377,6 +377,7 @@ PROSE_SHAPES = [
     ("returns the user's display name", "display_name"),
     ("what's the default timeout", "connect"),
     ("calls close() and flush() before exit", "shutdown"),
+    ("the `display_name` for a `User`", "display_name"),  # backticked names in a sentence
 ]
 
 

@@ -13,9 +13,13 @@ PROSE = [
     "what happens when x > 5",
     "a/b testing of the C++ parser",
     "list of items [1, 2, 3] in order",
+    # Code mentioned in backticks, a URL, one-letter words: still a sentence.
+    "Get a `PayloadActionCreator` type for a passed `CaseReducer` @internal",
+    "return True if T is `any`, otherwise return False taken from https://example.com/x",
+    "where do I set `max_retries`",
 ]
 CODE = ["foo(bar, 1)", "@storage_var", "if err != nil", "x = foo(a, b)", "std::vector<int>",
-        "users[id]", "a -> b", "$HOME"]
+        "users[id]", "a -> b", "$HOME", "a = b + 1", "https://example.com/api/v1?id=3"]
 
 
 @pytest.mark.parametrize("query", PROSE)
@@ -44,6 +48,16 @@ def test_quotes() -> None:
     # An apostrophe is FTS5 syntax only when the query starts and ends with one.
     for text in ("'twas the night", "what's up'", "rock 'n' roll"):
         assert parse(text).shape == "terms", text
+
+
+def test_backticks_quote_like_double_quotes() -> None:
+    # A whole query in backticks is Markdown's inline code: exact text, without the backticks.
+    code = parse("`session.get(url)`")
+    assert (code.shape, code.exact_text) == ("quoted", "session.get(url)")
+    assert route(code).name == "exact_text"
+    # Several backticked names are a list of words, not one piece of code.
+    listed = parse("`retry` `backoff`")
+    assert listed.shape == "terms" and route(listed).name == "concept"
 
 
 def test_identifiers_go_definitions_first() -> None:
