@@ -45,6 +45,11 @@ class SymbolKind(StrEnum):
     OBJECT = "object"
 
 
+#: Definitions of code that runs when called: what `kebab/similar` rewrites and what a question
+#: about behaviour is most often answered by (`search.priors`).
+CALLABLE_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR})
+
+
 class ChunkKind(StrEnum):
     """Why a chunk exists: a definition body, code between definitions, a doc section, or a
     plain line window over a file no grammar understands."""

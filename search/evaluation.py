@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from indexing.records import CALLABLE_KINDS
 from indexing.store import FileText, SymbolRow
 from indexing.text import split_identifier
 from indexing.top_doc import top_doc, top_doc_lines
@@ -326,7 +327,6 @@ SIMILAR_MIN_LINES = 5
 SIMILAR_MAX_LINES = 80
 #: A copy with fewer names renamed than this is barely a rewrite.
 SIMILAR_MIN_RENAMED = 2
-_SIMILAR_KINDS = frozenset({"function", "method", "constructor"})
 _CONSONANTS, _VOWELS = "bdfgklmnprstvz", "aeiou"
 
 
@@ -412,7 +412,7 @@ def similar_queries(symbols: Sequence[SymbolRow], files: Sequence[FileText], see
     by the original definition."""
     rng = random.Random(seed)
     by_path = {f.path: f for f in files}
-    pool = [r for r in symbols if not r.is_test and str(r.symbol.kind) in _SIMILAR_KINDS
+    pool = [r for r in symbols if not r.is_test and r.symbol.kind in CALLABLE_KINDS
             and SIMILAR_MIN_LINES <= r.symbol.range.end_line - r.symbol.range.start_line + 1
             <= SIMILAR_MAX_LINES and r.path in by_path]
     out: list[EvalQuery] = []

@@ -13,6 +13,7 @@ on every tree without it; fusion already shows a long definition once (`search.h
 from __future__ import annotations
 
 from indexing.classify import is_prose_or_data
+from indexing.records import CALLABLE_KINDS
 from search.types import Candidate, Prior
 
 DEFINITION = 1.15
@@ -21,14 +22,14 @@ GENERATED = 0.75
 PROSE_OR_DATA = 0.7
 CALLABLE_FOR_QUESTION = 1.2
 
-#: What a question about behaviour ("how does", "where do we", "what happens when") is most
-#: often answered by: code that runs. The declarations around it (interfaces, type aliases,
-#: structs, fields) often carry the docs that restate that behaviour in words, so they match
-#: the question's words better than the function that does it, which may have no doc at all
-#: (TypeScript libraries document their option types, not their implementations). Measured
-#: with `kebab eval` on eight trees' hand-written questions (README Quality): `auto` gained on
-#: seven, and docstring sentences, which are not questions, are untouched.
-CALLABLE_KINDS = frozenset({"function", "method", "constructor"})
+#: Why `CALLABLE_FOR_QUESTION`: a question about behaviour ("how does", "where do we", "what
+#: happens when") is most often answered by code that runs (`CALLABLE_KINDS`). The
+#: declarations around it (interfaces, type aliases, structs, fields) often carry the docs that
+#: restate that behaviour in words, so they match the question's words better than the
+#: function that does it, which may have no doc at all (TypeScript libraries document their
+#: option types, not their implementations). Measured with `kebab eval` on eight trees'
+#: hand-written questions (README Quality): `auto` gained on seven, and docstring sentences,
+#: which are not questions, are untouched.
 
 
 def apply(cands: list[Candidate], question: bool = False) -> list[Candidate]:
@@ -38,7 +39,7 @@ def apply(cands: list[Candidate], question: bool = False) -> list[Candidate]:
         row = cand.row
         if row.symbol is not None and row.chunk_kind == "definition":
             scale(cand, Prior("definition", DEFINITION))
-            if question and str(row.symbol.kind) in CALLABLE_KINDS:
+            if question and row.symbol.kind in CALLABLE_KINDS:
                 scale(cand, Prior("callable_for_question", CALLABLE_FOR_QUESTION))
         if row.is_test:
             scale(cand, Prior("test_path", TEST_PATH))

@@ -98,8 +98,8 @@ def is_code_fragment(text: str) -> bool:
     `a != b`, `x[0]`) and at most a few word-like tokens around it, so prose that merely
     mentions code ("calls close() and flush() before exit", "the user's name") stays prose.
     `foo()`, `a.b` and `a::b` are not code fragments: they stay symbol-like and go
-    definitions-first. Backticked spans and URLs are set aside first: a query that is nothing
-    but those is code, and words around them are judged on their own."""
+    definitions-first. Backticked spans and URLs are set aside first: a query that is one of
+    them alone is code (a literal), and words around them are judged on their own."""
     rest, mentions = _MENTION.subn(" ", text)
     if mentions and not rest.strip(" ,.;:!?"):
         return mentions == 1  # a URL alone is a literal; `a`, `b` are the words of a list
@@ -182,7 +182,7 @@ _USAGE: tuple[tuple[str, re.Pattern[str]], ...] = tuple((rule, re.compile(patter
 #: A question, by its first word or its mark: "how does", "where do we", "what happens when",
 #: "is there", "can I", "...?". Its answer is usually code that does something (`search.priors`).
 _QUESTION = re.compile(
-    r"^\W*(?:how|where|what|what's|when|which|why|who|whose|is|are|does|do|did|can|could|"
+    r"^\W*(?:how|where|what|when|which|why|who|whose|is|are|does|do|did|can|could|"
     r"should|will|would|has|have)\b|\?\s*$",
     re.IGNORECASE,
 )

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from indexing.extract.nodes import end_row
-from indexing.records import SymbolKind
+from indexing.records import CALLABLE_KINDS, SymbolKind
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -16,7 +16,7 @@ K = SymbolKind
 #: Kinds whose range can enclose other definitions.
 CONTAINER_KINDS = frozenset(
     {K.CLASS, K.STRUCT, K.INTERFACE, K.ENUM, K.NAMESPACE, K.MODULE, K.OBJECT}
-    | {K.FUNCTION, K.METHOD, K.CONSTRUCTOR}
+    | CALLABLE_KINDS
 )
 #: Kinds inside which a function is a method.
 TYPE_KINDS = frozenset({K.CLASS, K.STRUCT, K.INTERFACE, K.ENUM, K.OBJECT})
