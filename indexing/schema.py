@@ -34,6 +34,12 @@ from indexing.text import FTS_TOKENIZER
 #     literals it spells, read off its refs and moved out of `body` (`indexing.token_facts`).
 SCHEMA_VERSION = 12
 
+#: An index of this schema version or later hands its cached vectors to the index rebuilt for
+#: another version (`indexing.store.carry`): since 8, `embed_cache` holds (model, embedded-text
+#: hash, float32 vector, last used), and none of that depends on the rest of the schema. Raise
+#: it to the new `SCHEMA_VERSION` if a bump changes that table or how a vector is encoded.
+EMBED_CACHE_KEPT_SINCE = 8
+
 # Names weigh more than paths, and paths more than bodies (bm25 column weights, in column
 # order of `chunks_fts`: names, parts, path, body, calls, strings). Calls and strings are
 # tokens moved out of the body (`indexing.token_facts`), so they weigh what the body does.

@@ -5,15 +5,16 @@ Why the shape:
 - A file's rows are replaced inside one transaction, so a crash never leaves half a file.
 - An index of another schema version, or one that is damaged (found at open, or by any query
   or write later), is deleted and rebuilt: the index is a cache of the workspace, and asking
-  users to delete it by hand is a bug. A disk that refuses writes leaves the last good index
-  readable (see `connection`).
+  users to delete it by hand is a bug. A schema bump keeps the cached vectors (`carry`):
+  embedding again costs far more than parsing again. A disk that refuses writes leaves the
+  last good index readable (see `connection`).
 - Retrieval SQL lives here too (the read API), so `search` never needs to know table names.
 
 `Store` is the one object callers use; each part of it is a module of its own: `connection`
 (open, rebuild, per-thread connections, meta), `writes`, `changes` (the change log),
 `retrieval` (the read API search uses), `interface` (what any backend must do, which
 this store does), `refs` (uses of names, and what handles resolve
-through), `catalog` (what is indexed) and `embed_cache`.
+through), `catalog` (what is indexed), `embed_cache` and `carry`.
 """
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ import apsw
 
 from indexing.location import PRIVATE_FILE, private_dir
 from indexing.schema import DDL, SCHEMA_VERSION
+from indexing.store import carry
 from indexing.store.texts import DamagedText, chunk_text_function, unpack_text
 
 DB_NAME = "index.sqlite3"
@@ -526,17 +527,24 @@ class StoreConnection:
             # and holds a page from then on): one truncated by a crash or by hand.
             self.rebuilt_reason = "the index file was empty (0 bytes); rebuilding it"
             self._delete_files()
+        carry.discard(self.index_dir)
         try:
             conn = self.conn
             found_version = self._schema_version(conn)
+            aside: Path | None = None
             if found_version is not None and found_version != SCHEMA_VERSION:
                 self.rebuilt_reason = (f"index schema version {found_version} differs from "
                                        f"{SCHEMA_VERSION}; rebuilding")
+                aside = carry.set_aside(conn.raw, self.index_dir, found_version)
                 self._wipe()
                 conn = self.conn
                 found_version = None
             if found_version is None:
                 self._init(0)
+                if aside is not None:
+                    kept = carry.take_back(self.conn.raw, aside)
+                    self.rebuilt_reason = (f"{self.rebuilt_reason} (its {kept:,} cached "
+                                           "vectors are kept)")
             self._last_version = int(self.meta_value("lexical_version") or 0)
         except StoreCorrupt as exc:
             self.rebuilt_reason = f"index was unreadable ({exc.__cause__}); rebuilding"

@@ -7,11 +7,13 @@ import time
 from pathlib import Path
 
 import apsw
+import pytest
 
 from indexing.records import Span
-from indexing.schema import SCHEMA_VERSION
+from indexing.schema import EMBED_CACHE_KEPT_SINCE, SCHEMA_VERSION
 from indexing.settings import Settings
 from indexing.store import Store
+from indexing.store.carry import CARRY_NAME
 from kebab_lsp.workspace import Workspace
 from search.types import SearchRequest
 
@@ -159,6 +161,39 @@ def test_other_schema_version_is_rebuilt(tmp_path: Path) -> None:
     reopened = Store(tmp_path)
     assert reopened.rebuilt_reason and "rebuilding" in reopened.rebuilt_reason
     assert reopened.meta_value("schema_version") == str(SCHEMA_VERSION)
+
+
+@pytest.mark.parametrize("version", [EMBED_CACHE_KEPT_SINCE, SCHEMA_VERSION - 1])
+def test_a_schema_bump_keeps_the_cached_vectors(tmp_path: Path, version: int) -> None:
+    vector = bytes(range(16))
+    store = Store(tmp_path)
+    store.cache_vectors("some-model:4d", [("hash-a", vector), ("hash-b", vector[::-1])])
+    store.set_meta("schema_version", str(version))
+    store.close()
+    reopened = Store(tmp_path)
+    assert reopened.rebuilt_reason is not None
+    assert reopened.rebuilt_reason.endswith("rebuilding (its 2 cached vectors are kept)")
+    assert reopened.meta_value("schema_version") == str(SCHEMA_VERSION)
+    assert reopened.cached_vectors("some-model:4d", ["hash-a", "hash-b", "hash-c"]) == {
+        "hash-a": vector, "hash-b": vector[::-1]}
+    assert [p.name for p in tmp_path.iterdir() if "carry" in p.name] == []
+    reopened.close()
+
+    # An index from before the cache had its present form keeps nothing.
+    again = Store(tmp_path)
+    again.set_meta("schema_version", str(EMBED_CACHE_KEPT_SINCE - 1))
+    again.close()
+    older = Store(tmp_path)
+    assert older.rebuilt_reason is not None and "kept" not in older.rebuilt_reason
+    assert older.cached_vectors("some-model:4d", ["hash-a"]) == {}
+    older.close()
+
+
+def test_a_carry_left_by_a_crash_is_deleted(tmp_path: Path) -> None:
+    Store(tmp_path).close()
+    (tmp_path / CARRY_NAME).write_bytes(b"left over")
+    Store(tmp_path).close()
+    assert not (tmp_path / CARRY_NAME).exists()
 
 
 def test_corrupt_index_is_rebuilt(tmp_path: Path) -> None:

@@ -80,6 +80,22 @@ def test_a_deleted_vector_table_is_rebuilt(synced: Workspace) -> None:
     assert complete(synced)
 
 
+def test_an_index_rebuilt_for_a_new_schema_embeds_nothing_again(synced: Workspace) -> None:
+    from indexing.schema import SCHEMA_VERSION
+
+    synced.store.set_meta("schema_version", str(SCHEMA_VERSION - 1))
+    synced.close()
+    shutil.rmtree(synced.index_dir / "vectors")  # so that every vector must come from somewhere
+    upgraded = Workspace(synced.root, Settings(index_dir=synced.settings.index_dir, workers=1))
+    reason = upgraded.store.rebuilt_reason
+    assert reason is not None and reason.endswith("cached vectors are kept)")
+    upgraded.indexer.index()
+    summary = upgraded.sync_vectors()
+    assert summary is not None and summary.embedded == 0 and summary.from_cache == summary.total > 0
+    assert complete(upgraded)
+    upgraded.close()
+
+
 def test_a_cancelled_sync_is_resumed_not_skipped(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     shutil.copytree(SAMPLE, root)
