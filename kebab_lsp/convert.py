@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # lsprotocol.types costs about 0.6 s of CPU to import; the CL
 
     from indexing.indexer import IndexSummary
     from indexing.runtime import Folder
+    from kebab_lsp.session import WriterStatus
     from search.merge import FolderMatch
 
 WIRE_VERSION = 1
@@ -153,10 +154,11 @@ def _vectors_wire(folder: Folder, chunks: int) -> dict[str, Any]:
             "progress": _percent(folder.embedding)}
 
 
-def folder_status_wire(folder: Folder) -> dict[str, Any]:
+def folder_status_wire(folder: Folder, writer: WriterStatus) -> dict[str, Any]:
     """What a status bar shows for one folder; reads counters only (no scans). `warnings`
-    says what is wrong with the index right now (damaged and being rebuilt, or not writable),
-    in words for the user; an index that cannot even be counted shows as empty with them."""
+    says what is wrong with the index right now (damaged and being rebuilt, or not writable,
+    or this server's watcher stopped), in words for the user; an index that cannot even be
+    counted shows as empty with them."""
     store = folder.index.store
     failure = None
     try:
@@ -181,11 +183,13 @@ def folder_status_wire(folder: Folder) -> dict[str, Any]:
         "vectors": vectors,
         "skipped": _skipped_wire(folder.last_scan),
         "partial": _partial_wire(folder),
+        "writer": {"this_process": writer.this_process, "pid": writer.pid,
+                   "changes": writer.changes},
         "error": folder.last_error,
         "warnings": store.problems(),
     }
-    if failure is not None:
-        wire["warnings"] = list(dict.fromkeys([*store.problems(), failure]))
+    problems = [*store.problems(), failure, writer.warning]
+    wire["warnings"] = list(dict.fromkeys(p for p in problems if p is not None))
     return wire
 
 

@@ -291,7 +291,8 @@ async def text_document_references(ls: KebabServer,
 async def status(ls: KebabServer, params: Any = None) -> dict[str, Any]:
     """Editors poll this for a status bar: counters only, read off the loop."""
     folders = ls.session.folders()
-    listed = await ls.run_query(lambda stop: [folder_status_wire(f) for f in folders])
+    listed = await ls.run_query(lambda stop: [
+        folder_status_wire(f, ls.session.writer_status(f)) for f in folders])
     # Read after the folder stats: a job finishing in between then shows as not building
     # with final counts, never as idle with stale ones; and a folder that was building when
     # it was read keeps the answer building, so the two never disagree.
@@ -344,7 +345,7 @@ async def _register_watchers(ls: KebabServer) -> None:
     if not ls.client_supports("workspace.did_change_watched_files.dynamic_registration"):
         ls.log("info", "client cannot register file watchers dynamically; watching the "
                        "workspace folders here")
-        ls.session.writership.watch_changes()
+        ls.session.follow_changes(editor_reports=False)
         return
     options = types.DidChangeWatchedFilesRegistrationOptions(
         watchers=[types.FileSystemWatcher(glob_pattern="**/*")])
@@ -357,6 +358,7 @@ async def _register_watchers(ls: KebabServer) -> None:
     except Exception as exc:  # noqa: BLE001 - a refusal: our own watcher instead
         ls.log("warning", f"could not register file watchers ({exc}); watching the workspace "
                           "folders here")
-        ls.session.writership.watch_changes()
+        ls.session.follow_changes(editor_reports=False)
     else:
+        ls.session.follow_changes(editor_reports=True)
         ls.log("info", "registered workspace/didChangeWatchedFiles for **/*")

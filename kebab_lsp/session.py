@@ -6,6 +6,7 @@ translate; nothing here knows a protocol type.
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from collections.abc import Callable
@@ -39,6 +40,19 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
+class WriterStatus:
+    """`kebab/status`'s `writer` of a folder: whether this process writes its index, the pid
+    of the one that does (None: none does right now), and how changes made outside the editor
+    reach the index (`changes`)."""
+
+    this_process: bool
+    pid: int | None
+    changes: str
+    #: Set when changes on disk no longer reach the index: this server's watcher stopped.
+    warning: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class _View:
     searcher: Searcher
     symbols: SymbolIndex
@@ -53,6 +67,8 @@ class Session:
         # (`handlers._register_watchers`).
         self.writership = Writership(self.runtime, watch=False)
         self.runtime.claim = self.writership.claim
+        #: Whether the editor reports changes made outside it (None: not settled yet).
+        self.editor_reports_changes: bool | None = None
         self._views: weakref.WeakKeyDictionary[Folder, _View] = weakref.WeakKeyDictionary()
         self._team: tuple[TeamStore, Folder, TeamOverlay] | None = None
         self._team_lock = threading.Lock()
@@ -79,6 +95,35 @@ class Session:
 
     def folders(self) -> list[Folder]:
         return self.runtime.folders()
+
+    def follow_changes(self, editor_reports: bool) -> None:
+        """How changes made outside the editor (a git checkout, a formatter) reach the indexes
+        this process writes: the editor reports them, or, when it cannot, a watcher of ours."""
+        self.editor_reports_changes = editor_reports
+        if not editor_reports:
+            self.writership.watch_changes()
+
+    def writer_status(self, folder: Folder) -> WriterStatus:
+        """Who keeps `folder`'s index current, and how changes on disk reach it: a user whose
+        index lags the files can see whether this server, or another process, is the one to
+        ask, and whether a watcher of ours stopped."""
+        if not folder.writes:
+            pid = self.writership.holder(folder)
+            follows = (f"process {pid} writes this index and follows them" if pid
+                       else "no process writes this index right now")
+            return WriterStatus(False, pid, follows)
+        state = self.writership.watcher_state(folder)
+        if state is not None and state.startswith("failed"):
+            return WriterStatus(True, os.getpid(), f"a watcher in this process: {state}",
+                                f"{folder.root}: changes made outside the editor do not reach "
+                                f"the index: the file watcher stopped ({state})")
+        if state is not None:
+            follows = f"a watcher in this process: {state}"
+        elif self.editor_reports_changes:
+            follows = "the editor reports them"
+        else:
+            follows = "not yet: the editor's file watching is being set up"
+        return WriterStatus(True, os.getpid(), follows)
 
     def view(self, folder: Folder) -> _View:
         view = self._views.get(folder)

@@ -8,7 +8,7 @@ import shutil
 import time
 from pathlib import Path
 
-from e2e_support import FILES, Session, StartFn, big_tree, position, range_of
+from e2e_support import FILES, Session, StartFn, big_tree, position, range_of, to_json
 from lsprotocol import types
 
 
@@ -28,6 +28,8 @@ def update_logs(s: Session) -> list[str]:
 
 async def test_did_save_reindexes_the_file(start_server: StartFn, workspace: Path) -> None:
     s = await ready(start_server, workspace)
+    writer = to_json(await s.status())["folders"][0]["writer"]
+    assert writer == {"this_process": True, "pid": s.pid, "changes": "the editor reports them"}
     assert [x.name for x in await s.symbols("delete_user")] == ["delete_user"]
     before = await s.status()
 
@@ -95,6 +97,9 @@ async def test_a_client_that_cannot_report_file_changes_gets_a_watcher_of_ours(
     notification from the client at all."""
     s = await ready(start_server, workspace, watched_files=False)
     assert s.recorder.registrations == []  # nothing was asked of the client
+    writer = to_json(await s.status())["folders"][0]["writer"]
+    assert writer == {"this_process": True, "pid": s.pid,
+                      "changes": "a watcher in this process: watching"}
     assert [x.name for x in await s.symbols("NewServer")] == ["NewServer"]
 
     later = {"app/later.py": "import os\n\n\nclass ArrivedLater:\n    size = 3\n"}

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from e2e_support import Session, StartFn
+from e2e_support import Session, StartFn, to_json
 from lsprotocol import types
 from mcp_support import call, make_workspace, mcp_session
 
@@ -120,6 +120,9 @@ async def test_the_agent_writes_the_editor_reads_and_takes_over(start_server: St
         assert _lease_holder(index_dir) == agent_pid
         # The editor reads the agent's index: it never scanned, and answers all the same.
         assert status.folders[0].files == 7
+        assert to_json(status)["folders"][0]["writer"] == {
+            "this_process": False, "pid": agent_pid,
+            "changes": f"process {agent_pid} writes this index and follows them"}
         assert not any(m.message.startswith("indexing ") for m in editor.client.log_messages)
         assert await _editor_paths(editor, "get_user_by_id") == await _agent_paths(
             agent, "get_user_by_id")
@@ -140,6 +143,8 @@ async def test_the_agent_writes_the_editor_reads_and_takes_over(start_server: St
         assert await _until("the editor catches up", lambda: _editor_paths(
             editor, "narwhalHornMarker")) == ["web/late.ts"]
         assert _lease_holder(index_dir) == editor.pid
+        assert to_json(await editor.status())["folders"][0]["writer"] == {
+            "this_process": True, "pid": editor.pid, "changes": "the editor reports them"}
         # From now on the editor's own reports are applied.
         later = ws / "src/users/later.py"
         later.write_text("def octopus_ink_marker():\n    pass\n")

@@ -6,6 +6,7 @@ holds. Real apsw, real files, real runtime threads."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from indexing.store import DB_NAME, Store, StoreCorrupt
 from indexing.store.connection import DAMAGE_MARK
 from kebab_lsp import cli
 from kebab_lsp.convert import folder_status_wire
+from kebab_lsp.session import WriterStatus
 from kebab_lsp.workspace import Workspace
 from search.types import SearchRequest
 
@@ -83,7 +85,7 @@ def test_damage_inside_a_table_is_found_by_a_query(
     assert (index_dir / DAMAGE_MARK).exists()  # the next process knows too
     again = ws.searcher.search(QUERIES["chunks"])  # later answers keep saying so
     assert any("damaged" in w for w in again.meta.warnings)
-    status = folder_status_wire(_folder_of(ws))
+    status = folder_status_wire(_folder_of(ws), WriterStatus(True, os.getpid(), "the editor"))
     assert any("damaged" in w for w in status["warnings"])
     ws.close()
 
