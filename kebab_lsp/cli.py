@@ -376,13 +376,16 @@ def cmd_status(args: argparse.Namespace) -> int:
 
             where["vectors"] = status(store, team.vectors, Embedder())  # not loaded: its dim
     else:
+        from indexing.runtime.lease import WriterLease
         from kebab_lsp.workspace import Workspace
 
         ws = Workspace(_root(args), _settings(args, ("index_dir",)))
         store = ws.store
-        # A team checkout's index holds only the files that differ from the team index.
+        # A team checkout's index holds only the files that differ from the team index. The
+        # writer is the process keeping the index current (a server or `kebab mcp`), if any.
         where = {"root": str(ws.root), "index_dir": str(ws.index_dir),
-                 "partial_of": ws.index.partial_of}
+                 "partial_of": ws.index.partial_of,
+                 "writer": WriterLease(ws.index_dir).holder()}
     stats = store.stats()
     last = (dt.datetime.fromtimestamp(stats.last_update, dt.UTC).isoformat(timespec="seconds")
             if stats.last_update else None)

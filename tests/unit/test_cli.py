@@ -99,6 +99,18 @@ def test_status(sample_repo: Path, index_root: Path) -> None:
     assert info["files"] == 6 and info["symbols"] > 5
     assert Path(info["index_dir"]).parent == index_root
     assert info["last_update"] is not None
+    assert info["writer"] is None  # nothing keeps it current right now
+
+    # While a process holds the index's writer lease, status names it.
+    from indexing.runtime.lease import WriterLease
+
+    lease = WriterLease(Path(info["index_dir"]))
+    assert lease.try_acquire()
+    try:
+        held = json.loads(kebab("status", str(sample_repo), "--json").stdout)
+        assert held["writer"] == os.getpid()
+    finally:
+        lease.release()
 
 
 def test_index_dir_flag_beats_environment(sample_repo: Path, index_root: Path,
