@@ -186,7 +186,6 @@ def folder_status_wire(folder: Folder, writer: WriterStatus) -> dict[str, Any]:
         "writer": {"this_process": writer.this_process, "pid": writer.pid,
                    "changes": writer.changes},
         "error": folder.last_error,
-        "warnings": store.problems(),
     }
     problems = [*store.problems(), failure, writer.warning]
     wire["warnings"] = list(dict.fromkeys(p for p in problems if p is not None))
