@@ -39,7 +39,9 @@ def top_doc_lines(text: str) -> list[str]:
         elif in_block and "*/" in opened:
             in_block = False
         piece = line[marker.end():].rstrip("*/ ").strip()
-        if piece:
+        # A rule of dashes is no words: a separator inside a comment block, or the `---` that
+        # opens a Markdown file's front matter (which would be the doc "-").
+        if any(ch.isalnum() for ch in piece):
             lines.append(piece)
     return lines
 

@@ -265,6 +265,10 @@ def test_top_doc_reads_docstrings_and_comment_blocks() -> None:
     assert top_doc("*.pyc\n.coverage\n") == ""
     assert top_doc("* first item\n* second\n") == ""
     assert top_doc("/* Header. */\n* a glob\n") == "Header."
+    # Rules of dashes are no doc: not a Markdown front matter's `---`, not a separator.
+    assert top_doc("---\ntitle: Guide\n---\n# Guide\n") == ""
+    assert top_doc("-- ---------\n-- Orders schema.\n-- ---------\nCREATE TABLE o;\n") == \
+        "Orders schema."
 
 
 def test_the_blanked_copy_indexes_what_the_tree_indexes(tmp_path: Path) -> None:
