@@ -413,6 +413,9 @@ H.run(function()
     end, "the status message")
     local note = H.find_note("kebab: ready", nil, from)
     H.truthy(note.msg:find(ws .. ": 5 files, ", 1, true), "folder line: " .. note.msg)
+    -- Neovim cannot report changes made outside it, so the server watches for them itself.
+    H.truthy(note.msg:find("changes on disk: a watcher in this process: watching", 1, true),
+      "writer line: " .. note.msg)
   end)
 
   H.check(":KebabReindex rebuilds, with $/progress shown by status()", function()

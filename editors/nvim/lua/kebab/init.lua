@@ -626,6 +626,13 @@ function M.format_status(result, client)
       line = line .. "  index: " .. f.index_dir
     end
     lines[#lines + 1] = line
+    -- Who keeps the index current, and how changes made outside Neovim reach it.
+    if type(f.writer) == "table" and type(f.writer.changes) == "string" then
+      lines[#lines + 1] = "    changes on disk: " .. f.writer.changes
+    end
+    for _, w in ipairs(type(f.warnings) == "table" and f.warnings or {}) do
+      lines[#lines + 1] = "    warning: " .. tostring(w)
+    end
   end
   return table.concat(lines, "\n")
 end
