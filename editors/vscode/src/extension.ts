@@ -122,6 +122,9 @@ interface FolderStatus {
   last_update: number | string | null;
   building: boolean;
   progress: { done: number; total: number; percentage: number } | null;
+  /** Who keeps the index current and how changes on disk reach it (absent from old servers). */
+  writer?: { this_process: boolean; pid: number | null; changes: string };
+  warnings?: string[];
 }
 interface StatusResponse {
   folders: FolderStatus[];
@@ -892,7 +895,9 @@ class KebabExtension implements vscode.Disposable {
       const state = f.building
         ? `indexing${f.progress ? ` (${f.progress.done}/${f.progress.total})` : ''}`
         : 'up to date';
-      return `${path.basename(f.root)}: ${f.files} files, ${f.symbols} symbols, ${f.chunks} chunks, ${state}; index in ${f.index_dir}`;
+      const changes = f.writer ? `; changes on disk: ${f.writer.changes}` : '';
+      const warned = f.warnings?.length ? `; ⚠ ${f.warnings.join('; ')}` : '';
+      return `${path.basename(f.root)}: ${f.files} files, ${f.symbols} symbols, ${f.chunks} chunks, ${state}; index in ${f.index_dir}${changes}${warned}`;
     });
     const message = parts.length ? `Kebab: ${parts.join(' | ')}` : 'Kebab: no workspace folder is open, nothing is indexed.';
     const choice = await vscode.window.showInformationMessage(message, 'Rebuild Index', 'Show Output');

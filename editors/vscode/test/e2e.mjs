@@ -824,7 +824,8 @@ async function main() {
     const toast = page.locator(SEL.toast).filter({ hasText: 'Kebab: shop:' });
     await toast.first().waitFor({ state: 'visible' });
     const text = await toast.first().innerText();
-    if (!text.includes(`${Object.keys(FILES).length} files`) || !text.includes('up to date') || !text.includes(indexDir)) {
+    if (!text.includes(`${Object.keys(FILES).length} files`) || !text.includes('up to date') || !text.includes(indexDir)
+        || !text.includes('changes on disk: the editor reports them')) {
       fail(`status message: ${JSON.stringify(text)}`);
     }
     await sleep(700); // let the toast finish sliding in
