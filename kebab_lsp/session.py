@@ -113,17 +113,13 @@ class Session:
                        else "no process writes this index right now")
             return WriterStatus(False, pid, follows)
         state = self.writership.watcher_state(folder)
-        if state is not None and state.startswith("failed"):
-            return WriterStatus(True, os.getpid(), f"a watcher in this process: {state}",
-                                f"{folder.root}: changes made outside the editor do not reach "
-                                f"the index: the file watcher stopped ({state})")
         if state is not None:
             follows = f"a watcher in this process: {state}"
         elif self.editor_reports_changes:
             follows = "the editor reports them"
         else:
             follows = "not yet: the editor's file watching is being set up"
-        return WriterStatus(True, os.getpid(), follows)
+        return WriterStatus(True, os.getpid(), follows, self.writership.watcher_warning(folder))
 
     def view(self, folder: Folder) -> _View:
         view = self._views.get(folder)

@@ -37,6 +37,13 @@ if TYPE_CHECKING:
 LEASE_POLL_S = 1.0
 
 
+def watcher_stopped(root: Path, why: str) -> str:
+    """What the user is told, once as a warning and in every status while it lasts, when the
+    watcher of `root` stopped (`why`: its state)."""
+    return (f"{root}: the file watcher stopped ({why}); changes made outside the editor reach "
+            "the index only through an editor's saves, or at the next start")
+
+
 class Watcher:
     """A thread (`kebab-watch`) that turns file changes under a root into runtime events.
 
@@ -73,6 +80,10 @@ class Watcher:
         except Exception as exc:  # noqa: BLE001 - a dead watcher is reported, not raised
             self.state = f"failed: {type(exc).__name__}: {exc}"
             self._on_failure(self.state)
+
+    @property
+    def failed(self) -> bool:
+        return self.state.startswith("failed")
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
@@ -135,9 +146,19 @@ class Writership:
     def watcher_state(self, folder: Folder) -> str | None:
         """This process's watcher of `folder` (None when it has none: another process writes
         it, or this one does not watch)."""
-        with self._lock:
-            watcher = self._watchers.get(folder.index.index_dir)
+        watcher = self._watcher(folder)
         return watcher.state if watcher is not None else None
+
+    def watcher_warning(self, folder: Folder) -> str | None:
+        """What to tell the user while this process's watcher of `folder` has stopped."""
+        watcher = self._watcher(folder)
+        if watcher is None or not watcher.failed:
+            return None
+        return watcher_stopped(folder.root, watcher.state)
+
+    def _watcher(self, folder: Folder) -> Watcher | None:
+        with self._lock:
+            return self._watchers.get(folder.index.index_dir)
 
     def close(self) -> None:
         """Stop polling and watching, and release every lease: after the runtime stopped, so
@@ -174,9 +195,7 @@ class Writership:
             listener = self._runtime.listener
 
             def failed(why: str, root: Path = folder.root) -> None:
-                listener.warn(f"{root}: the file watcher stopped ({why}); changes on disk "
-                              "reach the index only through an editor's saves, or at the next "
-                              "start")
+                listener.warn(watcher_stopped(root, why))
 
             watcher = Watcher(folder.root, self._runtime.changed, index_dir, failed)
             watcher.start()
