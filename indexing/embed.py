@@ -104,6 +104,7 @@ class Embedder:
         self._run_lock = threading.Lock()
         self._session: Any = None
         self._tokenizer: Any = None
+        self._longer: dict[int, Any] = {}  # tokenizers that read further (`embed(max_tokens=)`)
         self._input_names: frozenset[str] = frozenset()
         self._error: str | None = None
         # Set only after the probe passed, so no thread can use a half-checked model.
@@ -147,11 +148,14 @@ class Embedder:
                 self._error = f"could not load embedding model {self.spec.name!r}: {exc}"
                 raise EmbedderUnavailable(self._error) from exc
 
-    def embed(self, texts: Sequence[str], batch_size: int = 32) -> FloatArray:
+    def embed(self, texts: Sequence[str], batch_size: int = 32,
+              max_tokens: int | None = None) -> FloatArray:
         """Vectors for `texts`, in order, float32 shape (n, dim).
 
         `batch_size` caps how many texts share one onnxruntime call; the padded-token budget
-        usually caps it lower for long texts, which is faster on CPU.
+        usually caps it lower for long texts, which is faster on CPU. `max_tokens` reads each
+        text further than the spec's truncation (one loaded model, two reading lengths); the
+        caller keys such vectors apart, as `model_id` does not say it.
         """
         self.load()
         n = len(texts)
@@ -159,7 +163,7 @@ class Embedder:
         if n == 0:
             return out
         batch_size = max(1, batch_size)
-        encodings = self._tokenizer.encode_batch(list(texts))
+        encodings = self._reader(max_tokens).encode_batch(list(texts))
         ids_list: list[list[int]] = [e.ids for e in encodings]
         lengths = np.fromiter((len(ids) for ids in ids_list), dtype=np.int64, count=n)
         # Stable sort keeps equal-length texts in input order, so results never depend on
@@ -185,6 +189,15 @@ class Embedder:
         return self.embed([text])[0]
 
     # -- internals -------------------------------------------------------------------------
+
+    def _reader(self, max_tokens: int | None) -> Any:
+        """The tokenizer that truncates at `max_tokens` (the spec's when None)."""
+        if max_tokens is None or max_tokens == self.spec.max_tokens:
+            return self._tokenizer
+        with self._load_lock:
+            if max_tokens not in self._longer:
+                self._longer[max_tokens] = load_tokenizer(self.files().tokenizer_dir, max_tokens)
+            return self._longer[max_tokens]
 
     def _run(self, batch: list[list[int]], width: int) -> FloatArray:
         ids = np.zeros((len(batch), width), dtype=np.int64)

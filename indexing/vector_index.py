@@ -109,9 +109,13 @@ SYNCED_LEXICAL_VERSION = "vector_synced_lexical_version"
 SYNCED_MODEL = "vector_synced_model"
 SYNCED_VECTOR_VERSION = "vector_version"
 
-CODE, SUMMARY, FILE = "code", "summary", "file"
+CODE, SUMMARY, FILE, WHOLE = "code", "summary", "file", "whole"
 #: The surfaces a chunk is ranked by: a chunk search reads this many rows per chunk at most.
 CHUNK_SURFACES = (CODE, SUMMARY)
+#: ... and for a question, also the definition read whole (`whole_text`).
+QUESTION_SURFACES = (CODE, SUMMARY, WHOLE)
+#: How far the whole-definition surface is read: twice the code vector's 128 tokens.
+WHOLE_TOKENS = 256
 #: Whether files get a vector (switched off only to measure what it brings).
 FILE_SURFACE = True
 #: Top-level definitions named in a file's vector: its head is what the model reads anyway.
@@ -128,6 +132,26 @@ def summary_text(src: EmbeddingSource) -> str | None:
     where = words("/".join(src.path.rsplit(".", 1)[0].split("/")[-2:]))
     lines = [f"{where} {words(src.context)}".strip(), src.signature, src.doc[:HEADER_CHARS]]
     return "\n".join(line for line in lines if line)
+
+
+def whole_text(src: EmbeddingSource) -> str | None:
+    """The whole-definition surface of a definition's first chunk, None for every other chunk:
+    its path and qualified name in words, its doc when the chunk does not hold it, then the
+    chunk, read to `WHOLE_TOKENS`. Questions written by hand ("how does the client retry") are
+    answered by what a definition does, further down than the code vector reads; scored with
+    the other two for questions only, it lifted `auto` on the hand-written sets of all eight
+    eval trees and left the docstring sets alone (docs/bench/quality-2026-11-25c.md, 5)."""
+    if not src.leads:
+        return None
+    head = f"{words(src.path)} {words(src.context)}".strip()
+    doc = src.doc if src.doc and src.doc[:40] not in src.text else ""
+    return "\n".join(part for part in (head, doc, src.text) if part)[: EMBED_TEXT_CHARS * 2]
+
+
+def surface_hash(surface: str, text: str) -> str:
+    """What a vector is cached under: its text's hash, and for the whole-definition surface its
+    reading length too (the model id names only the code vectors' length)."""
+    return text_hash(f"{WHOLE_TOKENS}t\n{text}" if surface == WHOLE else text)
 
 
 def file_text(head: FileHead) -> str:
@@ -177,6 +201,9 @@ def _wanted(sources: list[EmbeddingSource], heads: dict[str, FileHead]) -> list[
         summary = summary_text(src)
         if summary is not None:
             out.append(_Wanted(src, SUMMARY, summary, text_hash(summary)))
+        whole = whole_text(src)
+        if whole is not None:
+            out.append(_Wanted(src, WHOLE, whole, surface_hash(WHOLE, whole)))
     return out
 
 
@@ -210,7 +237,7 @@ class VectorIndex:
         """(vectors stored, vectors wanted): how complete vector recall can be right now.
         Pass a known chunk count to spare a table scan."""
         total = (self.store.chunk_count() if chunks is None else chunks)
-        total += self.store.leading_chunk_count()
+        total += 2 * self.store.leading_chunk_count()  # a summary and a whole-definition vector
         if FILE_SURFACE:
             total += self.store.chunked_file_count()
         try:
@@ -308,7 +335,9 @@ class VectorIndex:
     def _add_missing(self, wanted: list[_Wanted], have: dict[str, str], summary: SyncSummary,
                      progress: ProgressFn | None, stop: StopFn, first: set[str]) -> None:
         missing = [w for w in wanted if have.get(w.key) != w.hash]
-        missing.sort(key=lambda w: embed_priority(w.source, first))
+        # Whole-definition vectors last: they serve questions on top of the other two, and
+        # cost the most to embed.
+        missing.sort(key=lambda w: (w.surface == WHOLE, embed_priority(w.source, first)))
         summary.total = len(missing)
         model = self.embedder.model_id
         done = 0
@@ -338,15 +367,19 @@ class VectorIndex:
         # By length, so that each embed call gets texts of similar length: the embedder pads a
         # micro-batch to its longest text, and sorting the whole write batch rather than each
         # call's share of it cuts padded tokens from 3.8% to 2.6% (Django sample).
-        todo = sorted({w.hash: w.text for w in batch if w.hash not in cached}.items(),
-                      key=lambda item: (len(item[1]), item[0]))
         fresh: list[tuple[str, bytes]] = []
-        for start in range(0, len(todo), EMBED_BATCH):
-            if stop():
-                return None
-            part = todo[start : start + EMBED_BATCH]
-            vecs = self.embedder.embed([t for _, t in part])
-            fresh.extend((h, vecs[i].astype(np.float32).tobytes()) for i, (h, _) in enumerate(part))
+        for whole in (False, True):
+            todo = sorted({w.hash: w.text for w in batch if w.hash not in cached
+                           and (w.surface == WHOLE) == whole}.items(),
+                          key=lambda item: (len(item[1]), item[0]))
+            for start in range(0, len(todo), EMBED_BATCH):
+                if stop():
+                    return None
+                part = todo[start : start + EMBED_BATCH]
+                vecs = self.embedder.embed([t for _, t in part],
+                                           max_tokens=WHOLE_TOKENS if whole else None)
+                fresh.extend((h, vecs[i].astype(np.float32).tobytes())
+                             for i, (h, _) in enumerate(part))
         if fresh:
             self.store.cache_vectors(model, fresh)
             cached.update(fresh)
@@ -358,13 +391,14 @@ class VectorIndex:
             for w in batch
         ]
 
-    def search(self, query: str, k: int, where: str | None) -> list[VectorMatch]:
-        """The `k` best chunks, each scored by its better surface, best first (ties by chunk
-        id); raises `VectorsUnavailable`."""
+    def search(self, query: str, k: int, where: str | None,
+               surfaces: tuple[str, ...] = CHUNK_SURFACES) -> list[VectorMatch]:
+        """The `k` best chunks, each scored by its best of `surfaces`, best first (ties by
+        chunk id); raises `VectorsUnavailable`."""
         qvec = self._query_vector(query)
-        where = _and(where, f"surface IN ({', '.join(repr(s) for s in CHUNK_SURFACES)})")
+        where = _and(where, f"surface IN ({', '.join(repr(s) for s in surfaces)})")
         # A chunk has at most one row per surface, so that many times k rows hold k chunks.
-        limit = len(CHUNK_SURFACES) * k
+        limit = len(surfaces) * k
         try:
             while True:
                 rows = self.vectors.search(qvec, limit, where)

@@ -207,7 +207,8 @@ class Searcher:
         vec: vector.VectorResult | None = None
         if plan in ("vector", "hybrid"):
             t0 = time.perf_counter()
-            vec = self._vector_arm(req, parsed.text, filters, window, meta)
+            vec = self._vector_arm(req, parsed.text, filters, window, meta,
+                                   is_question(parsed.raw))
             timing["vector_ms"] = _ms(t0)
             if vec is None:  # auto, and the vector side failed: the lexical answer stands
                 if lex is None:
@@ -311,14 +312,15 @@ class Searcher:
         meta.warnings.append(f"{reason}; answered with lexical search")
 
     def _vector_arm(
-        self, req: SearchRequest, query: str, filters: Filters, limit: int, meta: Meta
+        self, req: SearchRequest, query: str, filters: Filters, limit: int, meta: Meta,
+        question: bool,
     ) -> vector.VectorResult | None:
         vindex = self._vectors()
         if vindex is None:  # disabled between the plan and now
             self._degrade(req, meta, "vector search became unavailable")
             return None
         try:
-            return vector.retrieve(self.store, vindex, query, filters, limit)
+            return vector.retrieve(self.store, vindex, query, filters, limit, question)
         except VectorsUnavailable as exc:
             self._degrade(req, meta, str(exc))
             return None

@@ -63,7 +63,7 @@ class Retrieval:
     lexical_weight: float | None = None  # its share in fusion (1.5 for a selective all-terms hit)
     vector_score: float | None = None
     vector_rank: int | None = None
-    vector_surface: str | None = None  # "code" or "summary": the vector that matched best
+    vector_surface: str | None = None  # "code", "summary" or "whole": the best match
     fusion_score: float | None = None
     exact: bool = False
     priors: list[Prior] = field(default_factory=list)

@@ -284,9 +284,9 @@ def test_embedding_cache_survives_reindex_and_rename(tmp_path: Path) -> None:
     os.rename(root / "util/strings.py", root / "util/text.py")
     ws.indexer.index()
     moved = ws.sync_vectors()
-    # The code vector comes from the cache; only the short summary and file vectors, which
-    # name the file, are embedded again.
-    assert moved is not None and (moved.embedded, moved.from_cache, moved.deleted) == (2, 1, 3)
+    # The code vector comes from the cache; only the summary, whole-definition and file vectors,
+    # which name the file, are embedded again.
+    assert moved is not None and (moved.embedded, moved.from_cache, moved.deleted) == (3, 1, 4)
     vindex = ws.vector_index()
     assert vindex is not None and vindex.coverage()[0] == vindex.coverage()[1]
     ws.close()

@@ -1,0 +1,84 @@
+"""The whole-definition vector: each definition read twice as far as its code vector, under
+its path and name in words, scored for questions only. A question about what a definition
+does past its first 128 tokens finds it; the same words as a plain phrase never read that
+vector. Real model, real LanceDB."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from indexing.runtime.folder_index import shared_embedder
+from indexing.settings import Settings
+from indexing.vector_index import WHOLE, WHOLE_TOKENS, whole_text
+from kebab_lsp.workspace import Workspace
+from search.types import SearchRequest
+
+pytestmark = pytest.mark.model
+
+# Generic set-up first, the part a question asks about last: past what a code vector reads.
+SETUP = "".join(f"    step_{i} = prepare(batch, offset={i}, retries={i + 1})\n" for i in range(14))
+TREE = {
+    "jobs/nightly.py": (
+        "def run(batch):\n" + SETUP
+        + "    # Email each customer the invoice for the month, with the PDF attached.\n"
+        + "    return email_invoice_pdf_to_customers(batch)\n"),
+    "jobs/cleanup.py": (
+        "def sweep(folder):\n    for entry in folder.entries():\n"
+        "        entry.remove_if_older_than(days=30)\n"),
+    "jobs/report.py": (
+        "def chart(rows):\n    return plot_bar_chart(rows, title='weekly traffic')\n"),
+}
+QUESTION = "where do we email customers their monthly invoice?"
+PHRASE = "email customers their monthly invoice"
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Iterator[Workspace]:
+    root = tmp_path / "repo"
+    for rel, text in TREE.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    workspace = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1))
+    workspace.indexer.index()
+    workspace.sync_vectors()
+    try:
+        yield workspace
+    finally:
+        workspace.close()
+
+
+def test_each_definition_has_one_whole_vector(ws: Workspace) -> None:
+    leads = [s for s in ws.store.embedding_sources() if s.leads]
+    vindex = ws.vector_index()
+    assert vindex is not None
+    keys = vindex.expected()
+    assert sorted(k for k in keys if k.endswith(f":{WHOLE}")) == sorted(
+        f"{s.chunk_id}:{WHOLE}" for s in leads)
+    run = next(s for s in leads if s.context == "run")
+    text = whole_text(run)
+    assert text is not None and text.startswith("jobs nightly py run\ndef run(batch):")
+
+
+def test_a_question_reads_each_definition_whole(ws: Workspace) -> None:
+    found = ws.searcher.search(SearchRequest(QUESTION, mode="vector", k=3))
+    assert found.hits[0].path == "jobs/nightly.py"
+    assert found.hits[0].retrieval.vector_surface == WHOLE
+    # The same words, not asked as a question, never read the whole-definition vector.
+    for mode in ("vector", "hybrid", "auto"):
+        plain = ws.searcher.search(SearchRequest(PHRASE, mode=mode, k=10))
+        assert all(h.retrieval.vector_surface != WHOLE for h in plain.hits), mode
+
+
+def test_the_embedder_reads_further_when_asked() -> None:
+    embedder = shared_embedder(None, 1)
+    long_text = TREE["jobs/nightly.py"]
+    short = embedder.embed([long_text])[0]
+    read_whole = embedder.embed([long_text], max_tokens=WHOLE_TOKENS)[0]
+    assert float(np.dot(short, read_whole)) < 0.99  # the end of the text moved the vector
+    brief = "def chart(rows): return rows"
+    assert np.allclose(embedder.embed([brief])[0],
+                       embedder.embed([brief], max_tokens=WHOLE_TOKENS)[0], atol=1e-5)
