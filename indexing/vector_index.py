@@ -6,7 +6,9 @@ with its signature and doc. Code identifiers are poor English for the model (`ma
 is not "make observable" to WordPiece), and a question often names the concept that only the
 file and the definition's name carry; measured with `kebab eval`, the summary lifts the
 doc-blanked and hand-written sets by about 0.03 MRR@10 and leaves the docstring set alone.
-A chunk's score is the better of those two.
+A chunk's score is the better of those two. The first chunk also has a `whole` vector, the
+definition read twice as far (`whole_text`), which only questions read: then a chunk scores the
+best of three.
 
 Each file also has one `file` vector (hung on its first chunk): its path in words, the doc at
 its top and its outline (the kinds and names of its top-level definitions). It answers "which
@@ -107,6 +109,9 @@ def embed_priority(src: EmbeddingSource, first: Set[str]) -> int:
 #: What a completed sync records in its store's meta (searches read the first and the last).
 SYNCED_LEXICAL_VERSION = "vector_synced_lexical_version"
 SYNCED_MODEL = "vector_synced_model"
+#: Which vectors a sync computes, and from what: a sync that computed others (an index last
+#: synced before the whole-definition surface) is not current even when nothing else changed.
+SYNCED_SURFACES = "vector_synced_surfaces"
 SYNCED_VECTOR_VERSION = "vector_version"
 
 CODE, SUMMARY, FILE, WHOLE = "code", "summary", "file", "whole"
@@ -116,6 +121,8 @@ CHUNK_SURFACES = (CODE, SUMMARY)
 QUESTION_SURFACES = (CODE, SUMMARY, WHOLE)
 #: How far the whole-definition surface is read: twice the code vector's 128 tokens.
 WHOLE_TOKENS = 256
+#: The surfaces a sync computes, as recorded (`SYNCED_SURFACES`); change it with any surface.
+SURFACES = f"{CODE},{SUMMARY},{WHOLE}@{WHOLE_TOKENS}t,{FILE}"
 #: Whether files get a vector (switched off only to measure what it brings).
 FILE_SURFACE = True
 #: Top-level definitions named in a file's vector: its head is what the model reads anyway.
@@ -290,6 +297,8 @@ class VectorIndex:
             return False
         if meta(SYNCED_MODEL) != self.embedder.model_id:
             return False
+        if meta(SYNCED_SURFACES) != SURFACES:
+            return False
         return meta(SYNCED_VECTOR_VERSION) == str(self.version())
 
     def sync_recorded(self, **kwargs: Any) -> SyncSummary:
@@ -306,6 +315,7 @@ class VectorIndex:
         if not summary.cancelled or have == total:
             self.store.set_meta(SYNCED_LEXICAL_VERSION, str(version))
             self.store.set_meta(SYNCED_MODEL, self.embedder.model_id)
+            self.store.set_meta(SYNCED_SURFACES, SURFACES)
         current = self.version()
         if current is not None:
             self.store.set_meta(SYNCED_VECTOR_VERSION, str(current))

@@ -13,7 +13,7 @@ import pytest
 
 from indexing.runtime.folder_index import shared_embedder
 from indexing.settings import Settings
-from indexing.vector_index import WHOLE, WHOLE_TOKENS, whole_text
+from indexing.vector_index import SYNCED_SURFACES, WHOLE, WHOLE_TOKENS, whole_text
 from kebab_lsp.workspace import Workspace
 from search.types import SearchRequest
 
@@ -82,3 +82,12 @@ def test_the_embedder_reads_further_when_asked() -> None:
     brief = "def chart(rows): return rows"
     assert np.allclose(embedder.embed([brief])[0],
                        embedder.embed([brief], max_tokens=WHOLE_TOKENS)[0], atol=1e-5)
+
+
+def test_an_index_synced_before_the_whole_vectors_is_not_current(ws: Workspace) -> None:
+    vindex = ws.vector_index()
+    assert vindex is not None and vindex.is_current()
+    ws.store.set_meta(SYNCED_SURFACES, "code,summary,file")  # as the last release recorded
+    assert not vindex.is_current()  # so `kebab index` syncs, though no file changed
+    ws.sync_vectors()
+    assert vindex.is_current()
