@@ -197,6 +197,7 @@ class Searcher:
                 plan = "lexical"
         window = oversample(req.k) if plan == "hybrid" or intent.name == "definition" else req.k
         timing: dict[str, float] = {}
+        asks = is_question(parsed.raw)  # reads whole definitions, and weighs callables in auto
 
         lex: lexical.LexicalResult | None = None
         if plan in ("lexical", "hybrid"):
@@ -207,8 +208,7 @@ class Searcher:
         vec: vector.VectorResult | None = None
         if plan in ("vector", "hybrid"):
             t0 = time.perf_counter()
-            vec = self._vector_arm(req, parsed.text, filters, window, meta,
-                                   is_question(parsed.raw))
+            vec = self._vector_arm(req, parsed.text, filters, window, meta, asks)
             timing["vector_ms"] = _ms(t0)
             if vec is None:  # auto, and the vector side failed: the lexical answer stands
                 if lex is None:
@@ -223,8 +223,7 @@ class Searcher:
         if req.mode == "auto":
             if intent.name == "definition":
                 _definition_first(candidates, intent.symbol)
-            question = intent.name == "concept" and is_question(parsed.raw)
-            candidates = priors.apply(candidates, question=question)
+            candidates = priors.apply(candidates, question=intent.name == "concept" and asks)
         hits: list[Hit] = []
         seen: set[tuple[str, Span]] = set()
         taken = 0

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from vector_support import synced_workspace
 
 from indexing.filters import Filters
-from indexing.settings import Settings
 from indexing.vector_index import FILE
 from kebab_lsp.workspace import Workspace
 from search.grouping import FileGroup, group
@@ -45,13 +45,7 @@ RENAMED_TOPIC = (
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Iterator[Workspace]:
-    root = tmp_path / "repo"
-    for rel, text in TREE.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1))
-    ws.indexer.index()
-    assert ws.sync_vectors() is not None
+    ws = synced_workspace(tmp_path, TREE)
     yield ws
     ws.close()
 

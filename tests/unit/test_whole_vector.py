@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from vector_support import synced_workspace
 
 from indexing.runtime.folder_index import shared_embedder
-from indexing.settings import Settings
 from indexing.vector_index import SYNCED_SURFACES, WHOLE, WHOLE_TOKENS, whole_text
 from kebab_lsp.workspace import Workspace
 from search.types import SearchRequest
@@ -38,13 +38,7 @@ PHRASE = "email customers their monthly invoice"
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Iterator[Workspace]:
-    root = tmp_path / "repo"
-    for rel, text in TREE.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    workspace = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1))
-    workspace.indexer.index()
-    workspace.sync_vectors()
+    workspace = synced_workspace(tmp_path, TREE)
     try:
         yield workspace
     finally:
