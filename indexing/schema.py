@@ -32,7 +32,9 @@ from indexing.text import FTS_TOKENIZER
 #    shrink from 94 MB of a 161 MB index to 16 MB of 83 MB (store/refs.py).
 # 12: `chunks_fts` gains `calls` and `strings`: the names a chunk calls and the string
 #     literals it spells, read off its refs and moved out of `body` (`indexing.token_facts`).
-SCHEMA_VERSION = 12
+# 13: a file the grammar reads as one error is parsed again one top-level block at a time
+#     (`indexing.extract.recovery`): TypeScript files that lost every definition have them.
+SCHEMA_VERSION = 13
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for
 #: another version (`indexing.store.carry`): since 8, `embed_cache` holds (model, embedded-text

@@ -65,6 +65,13 @@ def extract_code(lang: str, src: SourceText) -> Extraction:
     rules = language_rules(lang)
     tree = parse(lang, src.data)
     root = tree.root_node
+    if rules.embedded == "none" and root.has_error:
+        from indexing.extract.embedded import with_regions
+        from indexing.extract.recovery import isolated_regions
+
+        blocks = isolated_regions(lang, src, root)
+        if blocks is not None:
+            return with_regions(lang, src, root, blocks, [], [], [])
     defs = definitions(lang, src, root)
     symbols = [to_symbol(src, rules, d) for d in defs]
     refs = extract_refs(src, root, defs, tree.language)

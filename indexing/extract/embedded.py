@@ -40,16 +40,16 @@ _SCRIPT_TYPES = {
 
 @dataclass(frozen=True, slots=True)
 class Region:
-    """One embedded block: its language, the byte ranges its code occupies, and the node
-    whose lines it takes from the host's chunks."""
+    """One block parsed on its own: its language, the byte ranges its code occupies, and the
+    lines it takes from the host's chunks (a `<script>` element's, tags included)."""
 
     lang: str
     ranges: tuple[Range, ...]
-    outer: Node
+    lines: LineSpan
 
-    @property
-    def lines(self) -> LineSpan:
-        return self.outer.start_point.row, end_row(self.outer)
+
+def _lines(node: Node) -> LineSpan:
+    return node.start_point.row, end_row(node)
 
 
 def script_regions(root: Node, src: SourceText) -> list[Region]:
@@ -63,12 +63,12 @@ def script_regions(root: Node, src: SourceText) -> list[Region]:
             lang = _script_language(node, src)
             text = next((c for c in node.named_children if c.type == "raw_text"), None)
             if lang is not None and text is not None:
-                regions.append(Region(lang, (text.range,), node))
+                regions.append(Region(lang, (text.range,), _lines(node)))
             continue
         if node.type == "frontmatter":
             code = next((c for c in node.named_children if c.type.endswith("js_block")), None)
             if code is not None:
-                regions.append(Region("typescript", (code.range,), node))
+                regions.append(Region("typescript", (code.range,), _lines(node)))
             continue
         stack.extend(reversed(node.named_children))
     return regions
@@ -103,7 +103,7 @@ def fence_regions(root: Node, src: SourceText) -> list[Region]:
         lang = canonical(src.node_text(word)) if word is not None else None
         if lang is None or content is None or language_rules(lang).extractor != "code":
             continue
-        regions.append(Region(lang, _without_continuations(content), node))
+        regions.append(Region(lang, _without_continuations(content), _lines(node)))
     return regions
 
 

@@ -74,3 +74,23 @@ async def test_a_definition_in_each_language(start_server: StartFn, tmp_path: Pa
         assert symbol.container_name == container, lang
         assert range_of(symbol.location) == (position(text, first),
                                              position(text, last, end=True)), lang
+
+
+async def test_a_file_the_grammar_misreads_whole_still_has_its_definitions(
+    start_server: StartFn, tmp_path: Path
+) -> None:
+    """TypeScript's grammar reads this file as one error (indexing/extract/recovery.py): its
+    definitions come from its top-level blocks, parsed one at a time."""
+    root = tmp_path / "ts"
+    root.mkdir()
+    path = root / "listeners.ts"
+    shutil.copy(FIXTURES.parent / "recovery" / "listeners.ts", path)
+    session = await start_server([root])
+    await session.wait_idle()
+    found = [s for s in await session.symbols("notifyListeners") if s.name == "notifyListeners"]
+    assert len(found) == 1
+    text = path.read_text("utf-8")
+    assert found[0].location.uri == path.resolve().as_uri()
+    assert found[0].kind == types.SymbolKind.Function
+    assert range_of(found[0].location) == (position(text, "function notifyListeners"),
+                                           position(text, "return called\n}", end=True))

@@ -1,0 +1,103 @@
+"""Files a grammar misreads as a whole, parsed again one top-level block at a time.
+
+Tree-sitter recovers from most syntax it does not know inside the construct that holds it, but
+not always: tree-sitter-typescript reads an interface of generic call signatures on
+consecutive lines (`<T>(fn: T): T`, then `<T>(name: string, fn: T): T`) as one expression,
+and its recovery puts the whole file into one ERROR node. Every definition in such a file was
+lost: 15 of the 40 exported types of @reduxjs/toolkit's `listenerMiddleware/types.ts` (the
+whole file, 975 lines) and all of mobx's `api/action.ts`.
+
+Such a file is cut before each line that starts at column 0 after a blank line (where
+top-level declarations start, with the comments directly above them), and each block is
+parsed on its own over the file's bytes (`indexing.extract.embedded`), so nodes keep their
+true positions. The blocks are used only when they leave less than half as many lines in
+ERROR nodes as the whole file does: a cut inside a multi-line string or a block that needs
+its neighbour parses worse, and then the file keeps its one parse. Languages whose package
+statement qualifies the definitions after it (Go, Perl, PHP) keep it too: a block would not
+see its package.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from tree_sitter import Parser, Range
+
+from indexing.chunking import LineSpan
+from indexing.extract.embedded import Region
+from indexing.grammars import get_language, parse
+from indexing.language_rules import language_rules
+from indexing.positions import SourceText
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+#: Fewer lines in ERROR nodes than this cost no definition worth a second parse.
+MIN_ERROR_LINES = 5
+#: A file cut into more blocks than this, or whose blocks take longer than this to parse, is
+#: not tried: hostile or generated text (a megabyte of garbage is 250k blocks, and parsing
+#: them all took a minute where the whole file took five seconds).
+MAX_BLOCKS = 1000
+MAX_CPU_SECONDS = 1.0
+_CLOSERS = frozenset(")]}>")
+
+
+def error_lines(root: Node) -> int:
+    """Lines inside the outermost ERROR nodes under `root` (missing nodes count one)."""
+    total = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error:
+            total += node.end_point.row - node.start_point.row + 1
+        elif node.is_missing:
+            total += 1
+        elif node.has_error:
+            stack.extend(node.children)
+    return total
+
+
+def top_level_blocks(lines: list[str]) -> list[LineSpan]:
+    """Spans covering every line, each starting at line 0 or at a line that starts at column 0
+    after a blank line (a closing bracket continues the block before it)."""
+    starts = [i for i, line in enumerate(lines)
+              if i == 0 or (line[:1].strip() and line[0] not in _CLOSERS
+                            and not lines[i - 1].strip())]
+    return [(a, b - 1) for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)]
+
+
+def isolated_regions(lang: str, src: SourceText, root: Node) -> list[Region] | None:
+    """The file's top-level blocks as regions of its own language, or None when the whole
+    parse serves as well (see the module docstring)."""
+    whole = error_lines(root)
+    if whole < MIN_ERROR_LINES or language_rules(lang).package_node is not None:
+        return None
+    blocks = top_level_blocks(src.lines)
+    if not 2 <= len(blocks) <= MAX_BLOCKS:
+        return None
+    started = time.thread_time()
+    starts = _line_starts(src.data)
+    parser = Parser(get_language(lang))
+    regions: list[Region] = []
+    left = 0
+    for first, last in blocks:
+        end_byte = starts[last + 1] if last + 1 < len(starts) else len(src.data)
+        end_point = (last + 1, 0) if last + 1 < len(starts) else (last, end_byte - starts[last])
+        region = Region(lang, (Range((first, 0), end_point, starts[first], end_byte),),
+                        (first, last))
+        parser.included_ranges = list(region.ranges)
+        left += error_lines(parse(lang, src.data, parser).root_node)
+        if 2 * left >= whole or time.thread_time() - started > MAX_CPU_SECONDS:
+            return None
+        regions.append(region)
+    return regions
+
+
+def _line_starts(data: bytes) -> list[int]:
+    starts = [0]
+    at = data.find(b"\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = data.find(b"\n", at + 1)
+    return starts
