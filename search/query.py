@@ -186,11 +186,25 @@ _QUESTION = re.compile(
     r"should|will|would|has|have)\b|\?\s*$",
     re.IGNORECASE,
 )
+_ASKS = r"(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|happens?|gets?)"
+_WH = r"(?:how|where|what|when|why)"
+#: ... or after a leading clause: "in what order do the hooks run", "if I pass no credentials,
+#: where does the client find them", "after an error, do we retry". A docstring's clause
+#: after a comma is relative ("..., which is cached", "..., when set"), so a question word
+#: there counts only with the verb that asks. On the eight eval trees these add none of the
+#: 1,098 generated docstring sentences and 20 of the 531 hand-written questions (489 -> 509).
+_CLAUSE_QUESTION = re.compile(
+    rf"^\W*(?:in|at|on|for|from|by|with|to|under|after|before|during)\s+{_WH}\b"
+    rf"|(?:[,;:]|\s[-\u2013\u2014])\s*{_WH}\s+(?:\w+\s+)?{_ASKS}\b"
+    rf"|(?:[,;:]|\s[-\u2013\u2014])\s*{_ASKS}\s+(?:i|we|you|it|they)\b",
+    re.IGNORECASE,
+)
 QUESTION = "question"
 
 
 def is_question(text: str) -> bool:
-    return _QUESTION.search(text.strip()) is not None
+    text = text.strip()
+    return _QUESTION.search(text) is not None or _CLAUSE_QUESTION.search(text) is not None
 
 
 def usage_question(text: str) -> Intent | None:

@@ -61,8 +61,15 @@ def test_a_question_lifts_code_that_runs_above_the_declarations_that_describe_it
 def test_what_reads_as_a_question() -> None:
     for text in ("how do we wait between attempts", "Where is the config read",
                  "what's the default timeout", "is there a helper that retries",
-                 "the user's display name?", "  Which flags are global"):
+                 "the user's display name?", "  Which flags are global",
+                 "in what order do the hooks run",
+                 "if I pass no credentials, where does the client find them",
+                 "I get an error at startup - where is that check made",
+                 "if I register a callback twice, do I get two entries",
+                 "given a list of tags, how do we find the cached entries"):
         assert is_question(text), text
     for text in ("Return the user's display name.", "returns whether it is done",
-                 "Howl at the moon", "parse a yaml configuration file", "whatever it costs"):
+                 "Howl at the moon", "parse a yaml configuration file", "whatever it costs",
+                 "Return the value, which is cached.", "Close the stream, when set.",
+                 "Read the file, or what is left of it", "in place of the default"):
         assert not is_question(text), text
