@@ -9,7 +9,7 @@ at its true position in the host file. The host's own chunks leave the block's l
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tree_sitter import Parser, Query, QueryCursor, Range
@@ -46,6 +46,9 @@ class Region:
     lang: str
     ranges: tuple[Range, ...]
     lines: LineSpan
+    #: Its parse, when whoever found the block already made it (`indexing.extract.recovery`
+    #: parses every block to decide whether to use them).
+    root: Node | None = field(default=None, compare=False)
 
 
 def _lines(node: Node) -> LineSpan:
@@ -139,17 +142,25 @@ def _fence_query() -> Query:
     return _parsers.fences
 
 
+def parse_region(src: SourceText, region: Region) -> Node:
+    """`region` read with its own grammar over the host's bytes, limited to its ranges (this
+    thread's parser for the language)."""
+    if region.root is not None:
+        return region.root
+    parser = _parsers.by_lang.get(region.lang)
+    if parser is None:
+        parser = _parsers.by_lang[region.lang] = Parser(get_language(region.lang))
+    parser.included_ranges = list(region.ranges)
+    return parse(region.lang, src.data, parser).root_node
+
+
 def region_extraction(
     src: SourceText, region: Region, first_symbol: int, label: str | None = None
 ) -> tuple[list[Symbol], list[Chunk], list[Ref]]:
     """The symbols, chunks and refs of one block, their symbols numbered from `first_symbol`.
     With a `label` (a Markdown section's path, maybe empty), every chunk's context names the
     block's language: `Install · python`, `Install > main · python` for a definition."""
-    parser = _parsers.by_lang.get(region.lang)
-    if parser is None:
-        parser = _parsers.by_lang[region.lang] = Parser(get_language(region.lang))
-    parser.included_ranges = list(region.ranges)
-    root = parse(region.lang, src.data, parser).root_node
+    root = parse_region(src, region)
     rules = language_rules(region.lang)
     defs = definitions(region.lang, src, root)
     symbols = [to_symbol(src, rules, d) for d in defs]

@@ -20,13 +20,13 @@ see its package.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tree_sitter import Parser, Range
+from tree_sitter import Range
 
 from indexing.chunking import LineSpan
-from indexing.extract.embedded import Region
-from indexing.grammars import get_language, parse
+from indexing.extract.embedded import Region, parse_region
 from indexing.language_rules import language_rules
 from indexing.positions import SourceText
 
@@ -78,7 +78,6 @@ def isolated_regions(lang: str, src: SourceText, root: Node) -> list[Region] | N
         return None
     started = time.thread_time()
     starts = _line_starts(src.data)
-    parser = Parser(get_language(lang))
     regions: list[Region] = []
     left = 0
     for first, last in blocks:
@@ -86,11 +85,11 @@ def isolated_regions(lang: str, src: SourceText, root: Node) -> list[Region] | N
         end_point = (last + 1, 0) if last + 1 < len(starts) else (last, end_byte - starts[last])
         region = Region(lang, (Range((first, 0), end_point, starts[first], end_byte),),
                         (first, last))
-        parser.included_ranges = list(region.ranges)
-        left += error_lines(parse(lang, src.data, parser).root_node)
+        root = parse_region(src, region)
+        left += error_lines(root)
         if 2 * left >= whole or time.thread_time() - started > MAX_CPU_SECONDS:
             return None
-        regions.append(region)
+        regions.append(replace(region, root=root))  # the extraction reads this parse
     return regions
 
 
