@@ -404,17 +404,30 @@ class VectorIndex:
     def search(self, query: str, k: int, where: str | None,
                surfaces: tuple[str, ...] = CHUNK_SURFACES) -> list[VectorMatch]:
         """The `k` best chunks, each scored by its best of `surfaces`, best first (ties by
-        chunk id); raises `VectorsUnavailable`."""
+        chunk id); raises `VectorsUnavailable`.
+
+        Without a caller's filter the table is read unfiltered and rows of other surfaces are
+        dropped here. LanceDB's prefilter on `surface` cost a command-line question on Django
+        (149k rows) about 0.1 s of the 0.35 s the scan takes, and the result is the same: the
+        store returns a prefix of one total order (similarity, then key), so the rows kept are
+        exactly the first rows the filtered read returns, and reading on until k chunks are
+        seen stops where it would."""
         qvec = self._query_vector(query)
-        where = _and(where, f"surface IN ({', '.join(repr(s) for s in surfaces)})")
-        # A chunk has at most one row per surface, so that many times k rows hold k chunks.
-        limit = len(surfaces) * k
+        keep: frozenset[str] | None = None
+        if where is None:
+            keep = frozenset(surfaces)
+        else:
+            where = _and(where, f"surface IN ({', '.join(repr(s) for s in surfaces)})")
+        # A chunk has at most one row per surface, so that many times k rows hold k chunks
+        # (unfiltered, one more: a file's vector or, for a plain query, a definition's whole).
+        limit = (len(surfaces) + (keep is not None)) * k
         try:
             while True:
                 rows = self.vectors.search(qvec, limit, where)
                 best: dict[str, VectorMatch] = {}
                 for row in rows:  # best first: a chunk's first row is its best surface
-                    best.setdefault(row.chunk_id, row)
+                    if keep is None or row.surface in keep:
+                        best.setdefault(row.chunk_id, row)
                 if len(best) >= k or len(rows) < limit:
                     break
                 limit *= 2

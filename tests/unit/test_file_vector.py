@@ -11,7 +11,8 @@ import pytest
 from vector_support import synced_workspace
 
 from indexing.filters import Filters
-from indexing.vector_index import FILE
+from indexing.vector_index import CHUNK_SURFACES, FILE, QUESTION_SURFACES
+from indexing.vectors import sql_where
 from kebab_lsp.workspace import Workspace
 from search.grouping import FileGroup, group
 from search.types import SearchRequest, SearchResult
@@ -85,6 +86,26 @@ def test_the_file_channel_ranks_files_only(ws: Workspace) -> None:
     grouped = search(ws, QUESTION, group=True)
     assert [m.rank for m in grouped.files] == list(range(1, len(TREE) + 1))
     assert [h.chunk_id for h in grouped.hits] == [h.chunk_id for h in plain.hits]
+
+
+def test_a_chunk_search_without_a_filter_reads_what_the_filtered_one_reads(ws: Workspace
+                                                                          ) -> None:
+    """An unfiltered chunk search reads the table without LanceDB's prefilter and drops the
+    other surfaces' rows itself: file vectors are the nearest rows here, and every depth still
+    gives the filtered read's chunks in its order."""
+    vindex = ws.vector_index()
+    assert vindex is not None
+    nearest = vindex.vectors.search(vindex.embedder.embed_query(QUESTION), 1)
+    assert nearest[0].surface == FILE
+    every_python_row = sql_where(langs=["python"])
+    for surfaces in (CHUNK_SURFACES, QUESTION_SURFACES):
+        chunks = len(vindex.search(QUESTION, 100, every_python_row, surfaces))
+        assert chunks > 10
+        for k in range(1, chunks + 2):
+            unfiltered = vindex.search(QUESTION, k, None, surfaces)
+            assert unfiltered == vindex.search(QUESTION, k, every_python_row, surfaces), k
+            assert len(unfiltered) == min(k, chunks)
+            assert {m.surface for m in unfiltered} <= set(surfaces)
 
 
 def test_an_explicit_lexical_search_runs_no_file_channel(ws: Workspace) -> None:
