@@ -275,12 +275,15 @@ def _sample(rng: random.Random, items: Sequence[T], n: int) -> list[T]:
 
 def blank_docs(text: str, docs: Sequence[str]) -> str:
     """Replace each doc line's text with spaces of the same length, so the source keeps its
-    line numbers and columns but no longer contains the words of its docs."""
-    for doc in docs:
-        for line in doc.splitlines():
-            piece = line.strip()
-            if len(piece) > 3:
-                text = text.replace(piece, " " * len(piece))
+    line numbers and columns but no longer contains the words of its docs.
+
+    Longer lines go first: a doc line that is part of another ("`self`.", the wrapped end of
+    one Rust doc, inside "Writes a signed 8 bit integer to `self`." of another) would otherwise
+    blank its share of the longer line first, which then no longer matches and kept its
+    words in the doc-blanked tree."""
+    pieces = {line.strip() for doc in docs for line in doc.splitlines()}
+    for piece in sorted((p for p in pieces if len(p) > 3), key=lambda p: (-len(p), p)):
+        text = text.replace(piece, " " * len(piece))
     return text
 
 

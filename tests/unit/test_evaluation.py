@@ -79,6 +79,11 @@ def test_query_helpers() -> None:
     blanked = blank_docs(text, ["Return the user."])
     assert blanked.count("\n") == text.count("\n") and "Return" not in blanked
     assert len(blanked) == len(text)
+    # One doc's wrapped last line is part of another's first line: both are blanked whole.
+    rust = ("/// Writes low bits to\n/// `self`.\nfn a() {}\n"
+            "/// Writes a byte to `self`.\nfn b() {}\n")
+    blanked = blank_docs(rust, ["Writes low bits to\n`self`.", "Writes a byte to `self`."])
+    assert "Writes" not in blanked and "self" not in blanked and len(blanked) == len(rust)
 
 
 def test_same_seed_same_sets(workspace: Workspace) -> None:
