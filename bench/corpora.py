@@ -69,6 +69,9 @@ EVAL_CORPORA: tuple[Corpus, ...] = (
     Corpus("rtk", "typescript", "npm", "@reduxjs/toolkit", "2.14.0", "package/src"),
     Corpus("tokio-util", "rust", "debian", "librust-tokio-util-dev", "0.7.3-2",
            "usr/share/cargo/registry"),
+    # Held out since 2026-11-25 (e), like cobra.
+    Corpus("rich", "python", "pypi", "rich", "13.9.4", "rich-13.9.4"),
+    Corpus("query-core", "typescript", "npm", "@tanstack/query-core", "5.59.0", "package/src"),
 )
 QUESTIONS = BENCH_DIR / "questions"
 
