@@ -34,9 +34,7 @@ from indexing.text import FTS_TOKENIZER
 #     literals it spells, read off its refs and moved out of `body` (`indexing.token_facts`).
 # 13: a file the grammar reads as one error is parsed again one top-level block at a time
 #     (`indexing.extract.recovery`): TypeScript files that lost every definition have them.
-# 14: a definition cut for its size keeps its header with its first statements in one chunk
-#     (`indexing.extract.syntax_windows`), not as chunks of a line or two of their own.
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 13
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for
 #: another version (`indexing.store.carry`): since 8, `embed_cache` holds (model, embedded-text

@@ -5,19 +5,16 @@ A chunk is valid when every multi-line named node it touches either lies wholly 
 wholly holds it: it may be a whole statement or several, or a part of a function's body, but
 never the end of one statement and the start of the next one's lines. A node starts with the
 comments directly above it (they belong to it), and a node that starts on the same line as
-its parent starts where its parent does (the body whose brace opens on a class's line). So
-does the body of a definition (the `body` of a function or class, the `definition` under
-decorators): a chunk may hold a definition's header with the first statements of its body.
+its parent starts where its parent does (the body whose brace opens on a class's line).
 
 For each boundary between two lines, the innermost node spanning it is all that matters:
 the chunk on either side must lie inside it. So a run of lines is cut greedily: each window
 reaches as far as the size limits allow, then back to the last line after which a cut is
 valid. Splitting a large definition this way keeps its header (signature, decorators, the
-line that opens its body) with the first statements of its body when the body must be cut,
-and cuts the rest between its statements; a node with no such line (a huge string) is cut
-inside itself, which is valid too. Only when no valid cut exists within four times the limits
-(a single construct that large, with nothing inside to cut between) is a window cut where it
-must be.
+line that opens its body) a chunk of its own when the body must be cut, and cuts the body
+between its statements; a node with no such line (a huge string) is cut inside itself, which
+is valid too. Only when no valid cut exists within four times the limits (a single
+construct that large, with nothing inside to cut between) is a window cut where it must be.
 
 No overlap between windows is needed: nothing is cut in half. The limits are read from
 `indexing.chunking` at call time. `tests/unit/test_syntax_chunks.py` checks the rule for
@@ -147,25 +144,16 @@ class _Boundaries:
     def _first_row(self, node: Node) -> int:
         """Where a node starts: with the comments directly above it, and where its parent
         starts when it starts on its parent's line (a body whose brace opens on a class's
-        line) or is its parent's body (`_is_body`), up to the outermost such node.
-
-        Without the second rule, a Python class or function too long for one chunk, or one
-        whose header spans lines before its body, had its header cut off as chunks of a line
-        or two (`@rich_repr`, `class Console:`, `> {`). Those were the definition's first
-        chunk, the one whose summary and whole-definition vectors stand for all of it, so a
-        class's vectors read its header and doc but not one line of what follows; 3-9% of
-        the definitions of five lines or more in the eval trees (quality-2026-11-25e.md).
-
-        The ancestor found is kept for every node on the way up: in a long left-nested chain
-        (`a + b + c ...` over thousands of lines) every boundary's node starts on the first
-        line, and walking up from each again (a parent costs a walk from the root) took
-        minutes for 8 KB."""
+        line), up to the outermost node starting on that line. That ancestor is kept for
+        every node on the way up: in a long left-nested chain (`a + b + c ...` over
+        thousands of lines) every boundary's node starts on the first line, and walking up
+        from each again (a parent costs a walk from the root) took minutes for 8 KB."""
+        row = node.start_point.row
         path: list[Node] = []
         top = node
         while (known := self._tops.get(top.id)) is None:
             parent = top.parent
-            if parent is None or (parent.start_point.row != top.start_point.row
-                                  and not _is_body(top, parent)):
+            if parent is None or parent.start_point.row != row:
                 break
             path.append(top)
             top = parent
@@ -206,16 +194,6 @@ def _constrains(node: Node, row: int) -> bool:
     return bool(node.child_count or (node.text or b"").strip())
 
 
-
-
-#: The fields that hold what a definition's header introduces.
-_BODY_FIELDS = ("body", "definition")
-
-
-def _is_body(node: Node, parent: Node) -> bool:
-    """Whether `node` is what `parent`'s header introduces: its body, or the definition under
-    its decorators."""
-    return any(parent.child_by_field_name(name) == node for name in _BODY_FIELDS)
 
 
 def _leading_comments(node: Node) -> int:

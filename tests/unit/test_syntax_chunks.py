@@ -48,16 +48,11 @@ def leading_comments_row(node: Node) -> int:
     return row
 
 
-def is_body(node: Node, parent: Node) -> bool:
-    return any(parent.child_by_field_name(f) == node for f in ("body", "definition"))
-
-
 def cut_nodes(lang: str, text: str, ex: Extraction) -> list[str]:
     """Every (chunk, node) where the chunk holds part of a multi-line named node and reaches
     past it. A node starts with the comments directly above the line it starts on: they
     belong to what starts there (a class, and the body whose brace opens on its line). A
-    definition's body starts with its header, which may share a chunk with its first
-    statements. A node of nothing but whitespace (a paragraph break) is no construct."""
+    node of nothing but whitespace (a paragraph break) is no construct."""
     root = get_parser(lang).parse(text.encode("utf-8")).root_node
     assert not root.has_error, "the sample is meant to be valid, realistic code"
     spans: list[tuple[int, int, str]] = []
@@ -65,8 +60,7 @@ def cut_nodes(lang: str, text: str, ex: Extraction) -> list[str]:
     while stack:
         node, outer_first = stack.pop()
         first = leading_comments_row(node)
-        if node.parent is not None and (node.start_point.row == node.parent.start_point.row
-                                        or is_body(node, node.parent)):
+        if node.parent is not None and node.start_point.row == node.parent.start_point.row:
             first = min(first, outer_first)  # a line's comments go with all that starts on it
         last = end_row(node)
         whitespace = not node.child_count and not (node.text or b"").strip()
@@ -94,28 +88,3 @@ def test_no_chunk_cuts_a_construct(path: Path) -> None:
 def test_every_language_with_a_grammar_has_a_sample() -> None:
     covered = {detect_language(p.name) for p in samples()}
     assert sorted(set(catalog()) - covered) == []
-
-
-def chunk_spans(name: str, text: str) -> list[tuple[int, int, str]]:
-    return [(c.start_line, c.end_line, c.context) for c in run(name, text).chunks]
-
-
-def test_a_definition_cut_for_its_size_keeps_its_header_with_its_first_statements() -> None:
-    """The first chunk of a definition stands for all of it (its summary and whole-definition
-    vectors hang on it): it holds the header and what follows, not the header alone."""
-    methods = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(40))
-    decorated = ('@dataclass\nclass Big:\n    """Holds many things."""\n\n    size: int = 1\n\n'
-                 + methods)
-    spans = chunk_spans("big.py", decorated)
-    assert spans[0] == (0, 4, "Big")  # decorator, class line, doc and field: one chunk
-    assert spans[1] == (6, 7, "Big.m0")
-
-    body = "".join(f"    total = total + step({i})\n" for i in range(80))
-    long_function = "def accumulate(step):\n    total = 0\n" + body + "    return total\n"
-    first = chunk_spans("long.py", long_function)[0]
-    assert first[0] == 0 and first[1] > 40 and first[2] == "accumulate"
-
-    members = "".join(f"  field{i}(value: A): B\n" for i in range(80))
-    generic = "export interface Mapper<\n  A,\n  B,\n> {\n" + members + "}\n"
-    first = chunk_spans("mapper.ts", generic)[0]
-    assert first[0] == 0 and first[1] > 40 and first[2] == "Mapper"
