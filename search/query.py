@@ -181,12 +181,12 @@ _USAGE: tuple[tuple[str, re.Pattern[str]], ...] = tuple((rule, re.compile(patter
 
 #: A question, by its first word or its mark: "how does", "where do we", "what happens when",
 #: "is there", "can I", "...?". Its answer is usually code that does something (`search.priors`).
+_AUXILIARIES = r"is|are|does|do|did|can|could|should|will|would|has|have"
 _QUESTION = re.compile(
-    r"^\W*(?:how|where|what|when|which|why|who|whose|is|are|does|do|did|can|could|"
-    r"should|will|would|has|have)\b|\?\s*$",
+    rf"^\W*(?:how|where|what|when|which|why|who|whose|{_AUXILIARIES})\b|\?\s*$",
     re.IGNORECASE,
 )
-_ASKS = r"(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|happens?|gets?)"
+_ASKS = rf"(?:{_AUXILIARIES}|was|were|happens?|gets?)"
 _WH = r"(?:how|where|what|when|why)"
 #: ... or after a leading clause: "in what order do the hooks run", "if I pass no credentials,
 #: where does the client find them", "after an error, do we retry". A docstring's clause
