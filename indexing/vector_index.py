@@ -44,7 +44,7 @@ import numpy as np
 from indexing.embed import Embedder, EmbedderUnavailable
 from indexing.records import ChunkKind
 from indexing.store import EmbeddingSource, EmbeddingStore, FileHead, text_hash
-from indexing.text import words
+from indexing.text import has_word, words
 from indexing.top_doc import top_doc
 from indexing.vectors import VectorMatch, VectorRow, VectorStore, VectorStoreUnavailable, row_key
 
@@ -68,7 +68,14 @@ def embedding_text(src: EmbeddingSource) -> str:
 
     The path is left out on purpose: the vector cache is keyed by this text, and a renamed or
     moved file must not be embedded again.
+
+    A chunk with no word in it (the `}` after a long definition's last member, a `> {` between
+    a multi-line signature and its body) gets no header: its vector would be the header's
+    alone, a copy of its definition's summary that ranks high for any question on the
+    definition and cites a closing brace.
     """
+    if not has_word(src.text):
+        return src.text[:EMBED_TEXT_CHARS]
     header: list[str] = []
     if src.context:
         header.append(src.context)
@@ -122,7 +129,7 @@ QUESTION_SURFACES = (CODE, SUMMARY, WHOLE)
 #: How far the whole-definition surface is read: twice the code vector's 128 tokens.
 WHOLE_TOKENS = 256
 #: The surfaces a sync computes, as recorded (`SYNCED_SURFACES`); change it with any surface.
-SURFACES = f"{CODE},{SUMMARY},{WHOLE}@{WHOLE_TOKENS}t,{FILE}"
+SURFACES = f"{CODE}/bare-wordless,{SUMMARY},{WHOLE}@{WHOLE_TOKENS}t,{FILE}"
 #: Whether files get a vector (switched off only to measure what it brings).
 FILE_SURFACE = True
 #: Top-level definitions named in a file's vector: its head is what the model reads anyway.

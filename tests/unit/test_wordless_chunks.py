@@ -1,0 +1,62 @@
+"""A chunk with no word in it (the `}` that closes a long class after its last member) is
+embedded as what it is, with no header. With the header, its vector was the class's name and
+doc alone: it ranked next to the class for any question on it and cited a closing brace.
+Real model, real LanceDB."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from vector_support import synced_workspace
+
+from indexing.store import EmbeddingSource
+from indexing.vector_index import embedding_text
+from kebab_lsp.workspace import Workspace
+from search.types import SearchRequest
+
+pytestmark = pytest.mark.model
+
+METHODS = "".join(
+    f"  step{i}(batch: Batch): number {{\n"
+    + "".join(f"    const v{j} = batch.take({i}, {j});\n" for j in range(8))
+    + "    return v0;\n  }\n\n"
+    for i in range(8))
+RETRIER = ("/** Retries failed uploads with exponential backoff and random jitter. */\n"
+           "export class UploadRetrier {\n" + METHODS + "}\n")
+BRACE_LINE = RETRIER.count("\n") - 1
+TREE = {
+    "src/retry.ts": RETRIER,
+    "src/report.ts": "export function chart(rows: Row[]): Chart {\n  return bars(rows);\n}\n",
+}
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Iterator[Workspace]:
+    workspace = synced_workspace(tmp_path, TREE)
+    try:
+        yield workspace
+    finally:
+        workspace.close()
+
+
+def test_the_closing_brace_is_a_chunk_embedded_bare(ws: Workspace) -> None:
+    brace = [s for s in ws.store.embedding_sources() if s.text.strip() == "}"
+             and s.path == "src/retry.ts"]
+    assert len(brace) == 1 and brace[0].context == "UploadRetrier"
+    assert embedding_text(brace[0]) == brace[0].text
+    worded = EmbeddingSource("c", "src/retry.ts", "typescript", "method", "UploadRetrier.step0",
+                             "", "", "  step0(batch: Batch): number {")
+    assert embedding_text(worded) == "UploadRetrier.step0\n  step0(batch: Batch): number {"
+
+
+def test_a_question_on_the_class_finds_it_not_its_brace(ws: Workspace) -> None:
+    for query in ("how are failed uploads retried with backoff?",
+                  "retries failed uploads with exponential backoff"):
+        found = ws.searcher.search(SearchRequest(query, mode="vector", k=3))
+        chunks = [(h.path, h.chunk_lines) for h in found.hits]
+        assert chunks[0] == ("src/retry.ts", (0, 1)), (query, chunks)
+        # It ranked second, cited as the class's name line (a chunk with no matching word
+        # cites its definition's name): the class again, in a slot another answer needed.
+        assert ("src/retry.ts", (BRACE_LINE, BRACE_LINE)) not in chunks, (query, chunks)
