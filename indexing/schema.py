@@ -34,7 +34,9 @@ from indexing.text import FTS_TOKENIZER
 #     literals it spells, read off its refs and moved out of `body` (`indexing.token_facts`).
 # 13: a file the grammar reads as one error is parsed again one top-level block at a time
 #     (`indexing.extract.recovery`): TypeScript files that lost every definition have them.
-SCHEMA_VERSION = 13
+# 14: a chunk with no word in it (`}`, `> {`) has no row in `chunks_fts`
+#     (`indexing.text.findable_by_words`): its definition's names ranked it first.
+SCHEMA_VERSION = 14
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for
 #: another version (`indexing.store.carry`): since 8, `embed_cache` holds (model, embedded-text

@@ -46,6 +46,7 @@ from indexing.store.refs import FileRow, RefKey, RefRow
 from indexing.store.rows import SYMBOL_COLUMNS, ChunkRow, SymbolRow, chunk_from, symbol_from
 from indexing.store.writes import FileWrite
 from indexing.store_choice import check_repo
+from indexing.text import findable_by_words
 
 #: What a team index answers: lexical and exact text, usages; no raw FTS5. Vectors are not
 #: the store's: they are beside it, where `team_vectors` names (`postgres/team_vectors.py`).
@@ -684,5 +685,7 @@ class PgStore:
 
 
 def _document(path: str, sym: Symbol | None, context: str, body: str) -> str:
+    if not findable_by_words(body):
+        return ""  # an empty tsvector: no query matches it
     names = f"{sym.name} {sym.qualified_name}" if sym else context
     return lexemes.document(names, path, context, body)

@@ -25,7 +25,7 @@ from indexing.store.changes import ChangeLog
 from indexing.store.refs import DamagedRefs, PackedRefs, delete_refs, insert_refs, unpack_refs
 from indexing.store.rows import CHUNK_COLUMNS, CHUNK_FROM, chunk_from
 from indexing.store.texts import Packed, chunk_text_to_store, pack_text
-from indexing.text import identifier_parts, path_terms
+from indexing.text import findable_by_words, identifier_parts, path_terms
 from indexing.token_facts import TokenFacts
 
 #: Pages of full-text index one `merge_step` writes: about 10 ms of work.
@@ -152,6 +152,8 @@ class Writes(ChangeLog):
         self, rowid: int, path: str, sym: Symbol | None, context: str, text: str,
         facts: TokenFacts, start_line: int, start_col: int,
     ) -> None:
+        if not findable_by_words(text):
+            return
         names = f"{sym.name} {sym.qualified_name}" if sym else context
         parts = identifier_parts(f"{names} {text}")
         body, calls, strings = facts.split(text, start_line, start_col)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_wordless_chunks import BRACE_LINE, RETRIER
 
 from bench.postgres_server import OWNER, PgCluster
 from indexing.filters import Filters
@@ -103,6 +104,17 @@ def test_identifier_parts_match_across_styles(backend: Backend) -> None:
 def test_the_definition_named_ranks_first(backend: Backend) -> None:
     assert titles(backend.search("getUserById"))[0] == "getUserById"
     assert titles(backend.search("Handler"))[0] == "server.Handler"
+
+
+def test_a_name_search_shows_the_definition_not_its_closing_brace(backend: Backend) -> None:
+    """A chunk with no word in it (`findable_by_words`) is not indexed for words: it had
+    matched its class's name and, as the class's shortest chunk, ranked first."""
+    (backend.root / "src/retry.ts").write_text(RETRIER)
+    backend.reindex()
+    for mode in ("lexical", "auto"):
+        chunks = [(h.path, h.chunk_lines) for h in backend.search("UploadRetrier", mode=mode).hits]
+        assert chunks[0] == ("src/retry.ts", (0, 1)), (mode, chunks)
+        assert ("src/retry.ts", (BRACE_LINE, BRACE_LINE)) not in chunks, (mode, chunks)
 
 
 def test_citation_and_snippet_highlight(backend: Backend) -> None:

@@ -1,6 +1,8 @@
 """A chunk with no word in it (the `}` that closes a long class after its last member) is
-embedded as what it is, with no header. With the header, its vector was the class's name and
-doc alone: it ranked next to the class for any question on it and cited a closing brace.
+embedded as what it is, with no header, and is not in the lexical index. With the header, its
+vector was the class's name and doc alone: it ranked next to the class for any question on
+it. In the lexical index, it matched the class's name and, as the class's shortest chunk,
+ranked first: a search for the name showed a brace (`test_store_backends`, on both stores).
 Real model, real LanceDB."""
 
 from __future__ import annotations
@@ -15,8 +17,6 @@ from indexing.store import EmbeddingSource
 from indexing.vector_index import embedding_text
 from kebab_lsp.workspace import Workspace
 from search.types import SearchRequest
-
-pytestmark = pytest.mark.model
 
 METHODS = "".join(
     f"  step{i}(batch: Batch): number {{\n"
@@ -41,6 +41,7 @@ def ws(tmp_path: Path) -> Iterator[Workspace]:
         workspace.close()
 
 
+@pytest.mark.model
 def test_the_closing_brace_is_a_chunk_embedded_bare(ws: Workspace) -> None:
     brace = [s for s in ws.store.embedding_sources() if s.text.strip() == "}"
              and s.path == "src/retry.ts"]
@@ -51,6 +52,7 @@ def test_the_closing_brace_is_a_chunk_embedded_bare(ws: Workspace) -> None:
     assert embedding_text(worded) == "UploadRetrier.step0\n  step0(batch: Batch): number {"
 
 
+@pytest.mark.model
 def test_a_question_on_the_class_finds_it_not_its_brace(ws: Workspace) -> None:
     for query in ("how are failed uploads retried with backoff?",
                   "retries failed uploads with exponential backoff"):
