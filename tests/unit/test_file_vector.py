@@ -46,9 +46,7 @@ RENAMED_TOPIC = (
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Iterator[Workspace]:
-    ws = synced_workspace(tmp_path, TREE)
-    yield ws
-    ws.close()
+    yield from synced_workspace(tmp_path, TREE)
 
 
 def search(ws: Workspace, query: str, mode: str = "vector", group: bool = False

@@ -38,11 +38,7 @@ PHRASE = "email customers their monthly invoice"
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Iterator[Workspace]:
-    workspace = synced_workspace(tmp_path, TREE)
-    try:
-        yield workspace
-    finally:
-        workspace.close()
+    yield from synced_workspace(tmp_path, TREE)
 
 
 def test_each_definition_has_one_whole_vector(ws: Workspace) -> None:

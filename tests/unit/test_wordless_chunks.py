@@ -34,11 +34,7 @@ TREE = {
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Iterator[Workspace]:
-    workspace = synced_workspace(tmp_path, TREE)
-    try:
-        yield workspace
-    finally:
-        workspace.close()
+    yield from synced_workspace(tmp_path, TREE)
 
 
 @pytest.mark.model
