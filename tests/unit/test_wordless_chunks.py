@@ -12,20 +12,13 @@ from pathlib import Path
 
 import pytest
 from vector_support import synced_workspace
+from wordless_support import BRACE_LINE, RETRIER
 
 from indexing.store import EmbeddingSource
 from indexing.vector_index import embedding_text
 from kebab_lsp.workspace import Workspace
 from search.types import SearchRequest
 
-METHODS = "".join(
-    f"  step{i}(batch: Batch): number {{\n"
-    + "".join(f"    const v{j} = batch.take({i}, {j});\n" for j in range(8))
-    + "    return v0;\n  }\n\n"
-    for i in range(8))
-RETRIER = ("/** Retries failed uploads with exponential backoff and random jitter. */\n"
-           "export class UploadRetrier {\n" + METHODS + "}\n")
-BRACE_LINE = RETRIER.count("\n") - 1
 TREE = {
     "src/retry.ts": RETRIER,
     "src/report.ts": "export function chart(rows: Row[]): Chart {\n  return bars(rows);\n}\n",
