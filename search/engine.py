@@ -72,6 +72,11 @@ _INTENT_PLAN = {"definition": "lexical", "concept": "hybrid", "exact_text": "lex
                 "usage": "refs", "similar": "hybrid"}
 
 
+#: Intents that look up a name or a text: a question mark in them does not ask for code that
+#: runs, so they get no `priors.CALLABLE_FOR_QUESTION`.
+_LOOKUPS = frozenset({"definition", "exact_text", "similar"})
+
+
 def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent, ParsedQuery]:
     """(channel plan, intent, the query as the arms read it): which arms run, and why."""
     if req.intent != "auto":
@@ -197,7 +202,7 @@ class Searcher:
                 plan = "lexical"
         window = oversample(req.k) if plan == "hybrid" or intent.name == "definition" else req.k
         timing: dict[str, float] = {}
-        asks = is_question(parsed.raw)  # reads whole definitions, and weighs callables in auto
+        asks = is_question(parsed.raw)  # reads whole definitions, and weighs callables
 
         lex: lexical.LexicalResult | None = None
         if plan in ("lexical", "hybrid"):
@@ -220,10 +225,9 @@ class Searcher:
         if parsed.is_exact:
             words = (parsed.exact_text.lower(),)
         candidates = self._candidates(plan, lex, vec)
-        if req.mode == "auto":
-            if intent.name == "definition":
-                _definition_first(candidates, intent.symbol)
-            candidates = priors.apply(candidates, question=intent.name == "concept" and asks)
+        if req.mode == "auto" and intent.name == "definition":
+            _definition_first(candidates, intent.symbol)
+        candidates = priors.apply(candidates, question=asks and intent.name not in _LOOKUPS)
         hits: list[Hit] = []
         seen: set[tuple[str, Span]] = set()
         taken = 0
@@ -240,8 +244,7 @@ class Searcher:
                     seen.add((hit.path, hit.span))
                     hits.append(hit)
         self._meta(meta, plan, lex, vec, hits, window)
-        if req.mode == "auto":  # priors multiply scores, so they are no longer bounded by 1
-            meta.score["kind"] += "+priors"
+        meta.score["kind"] += "+priors"  # priors multiply scores: no longer bounded by 1
         backend = self.store.capabilities
         if backend != SQLITE:  # the SQLite answer's shape predates a second backend
             meta.score["backend"] = backend.backend

@@ -4,6 +4,11 @@ Each factor that changes a hit's score is recorded on the hit, so a user can see
 file sits below the code it tests. The values are deliberately mild: they break near-ties, they
 do not overturn a clearly better match.
 
+They apply in every mode: a mode a request sets picks the channels that find hits, and a test
+file is no better an answer to a `vector` request than to an `auto` one. Until 2026-11-25 they
+applied in `auto` only; measured with `kebab eval`, the explicit modes gained on every tree's
+hand-written questions (README Quality).
+
 There is no file-diversity prior: one scaled each further hit from a file by 1/(1 + 0.1 n), and
 a question about one cohesive file (an `atom.ts`, a `utf8.rs`) had its answer pushed down
 behind its file's own first hits. Measured with `kebab eval` (README Quality), `auto` gained

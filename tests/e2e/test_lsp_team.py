@@ -266,7 +266,7 @@ async def test_team_vectors_answer_by_meaning_and_local_changes_by_words(
     s = await start_server([checkout], init_options={"store": url, "repo": REPO,
                                                      "teamVectors": str(shared)})
     await s.wait_idle()
-    for mode, kind in (("vector", "cosine_similarity"), ("hybrid", "rrf_normalized")):
+    for mode, kind in (("vector", "cosine_similarity+priors"), ("hybrid", "rrf_normalized+priors")):
         answer = await s.search({"query": "remove a user for good", "mode": mode, "k": 50})
         assert not list(VALIDATOR.iter_errors(answer))
         assert answer["meta"]["score"]["sides"]["team"] == kind, answer["meta"]

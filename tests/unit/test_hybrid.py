@@ -3,6 +3,7 @@ and degraded modes. Real model, real LanceDB; only the fallback tests break thin
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 from collections.abc import Iterator
@@ -217,11 +218,13 @@ def test_hybrid_hits_explain_both_arms(corpus: Workspace) -> None:
         SearchRequest("retry failed requests", mode="hybrid", k=5, explain=True))
     for hit in result.hits:
         r = hit.retrieval
-        assert r.method == "hybrid" and r.fusion_score == hit.score
+        assert r.method == "hybrid" and r.fusion_score is not None
+        assert r.fusion_score * math.prod(p.factor for p in r.priors) == pytest.approx(
+            hit.score, abs=1e-5)
         assert (r.lexical_rank is None) == (r.lexical_score is None)
         assert (r.vector_rank is None) == (r.vector_score is None)
     assert result.meta.recall["ranking_scope"] == "candidate_window"
-    assert result.meta.score["kind"] == "rrf_normalized"
+    assert result.meta.score["kind"] == "rrf_normalized+priors"
     assert result.meta.index["vector_version"] is not None
 
 
@@ -254,6 +257,23 @@ def test_auto_definition_first_and_test_demoted(corpus: Workspace) -> None:
     test_hits = [h for h in result.hits if h.path.startswith("tests/")]
     assert test_hits and all(any(p.name == "test_path" for p in h.retrieval.priors)
                              for h in test_hits)
+
+
+def test_a_mode_set_by_request_ranks_with_the_same_priors(corpus: Workspace) -> None:
+    """A mode picks the channels; the priors that re-rank `auto` re-rank every mode, and each
+    hit lists the ones that changed it."""
+    for mode in ("lexical", "vector", "hybrid"):
+        result = corpus.searcher.search(
+            SearchRequest("fetch with backoff", mode=mode, k=5, explain=True))
+        assert result.hits[0].symbol == "fetch_with_backoff", (mode, result.hits)
+        tests = [h for h in result.hits if h.path.startswith("tests/")]
+        assert tests and all(any(p.name == "test_path" for p in h.retrieval.priors)
+                             for h in tests), mode
+        assert result.meta.score["kind"].endswith("+priors"), mode
+    asked = corpus.searcher.search(SearchRequest(
+        "how do we stop calling a host that keeps failing?", mode="vector", k=5, explain=True))
+    lifted = {h.title: [p.name for p in h.retrieval.priors] for h in asked.hits}
+    assert "callable_for_question" in lifted["fetch_with_backoff"], lifted
 
 
 def test_auto_lifts_code_that_runs_for_a_question(corpus: Workspace) -> None:

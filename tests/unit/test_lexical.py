@@ -164,7 +164,7 @@ def test_meta_is_complete_and_honest(workspace: Workspace) -> None:
     meta = result.meta
     assert meta.total_matches > 2
     assert meta.recall == {"complete": True, "ranking_scope": "all_matches", "truncated": True}
-    assert meta.score == {"kind": "bm25_normalized", "direction": "higher_is_better"}
+    assert meta.score == {"kind": "bm25_normalized+priors", "direction": "higher_is_better"}
     assert meta.index["files"] == 6 and meta.index["building"] is False
     assert meta.count_accuracy == "exact"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_wordless_chunks import BRACE_LINE, RETRIER
+from wordless_support import BRACE_LINE, RETRIER
 
 from bench.postgres_server import OWNER, PgCluster
 from indexing.filters import Filters
@@ -140,7 +140,7 @@ def test_exact_text_matches_grep(backend: Backend) -> None:
     result = backend.search(f'"{needle}"', k=50)
     assert sorted({h.path for h in result.hits}) == expected
     assert result.meta.total_matches == len(expected)
-    assert result.meta.score["kind"] == "exact_occurrences"
+    assert result.meta.score["kind"] == "exact_occurrences+priors"
     assert all(h.retrieval.exact for h in result.hits)
     hit = result.hits[0]
     line = (backend.root / hit.path).read_text().split("\n")[hit.span.start_line]
@@ -213,9 +213,9 @@ def test_a_ranking_over_a_candidate_window_says_so(wide: Backend) -> None:
 def test_scores_name_their_backend_and_kind(backend: Backend) -> None:
     score = backend.search("user").meta.score
     if backend.name == "sqlite":
-        assert score == {"kind": "bm25_normalized", "direction": "higher_is_better"}
+        assert score == {"kind": "bm25_normalized+priors", "direction": "higher_is_better"}
     else:
-        assert score == {"kind": "ts_rank_normalized", "direction": "higher_is_better",
+        assert score == {"kind": "ts_rank_normalized+priors", "direction": "higher_is_better",
                          "backend": "postgresql"}
 
 

@@ -103,7 +103,7 @@ def test_the_indexing_job_writes_vectors_that_another_process_reads(
     vectors = json.loads(capsys.readouterr().out)["vectors"]
     assert vectors["vectors"] == vectors["total"] > 0
     assert vectors["dataset"] == str(shared / "acme%2Fapp") and vectors["model"]
-    for mode, kind in (("vector", "cosine_similarity"), ("hybrid", "rrf_normalized")):
+    for mode, kind in (("vector", "cosine_similarity+priors"), ("hybrid", "rrf_normalized+priors")):
         done = subprocess.run(
             [sys.executable, "-m", "kebab_lsp.cli", "search", QUESTION, str(tmp_path),
              *reader, "--mode", mode, "--json"],
@@ -254,7 +254,7 @@ def test_the_servers_overlay_answers_by_meaning_without_the_teams_stale_files(
     stale = team_ids["src/users/store.py"]
     for mode in ("vector", "hybrid"):
         result, fresh = overlay_search(True, mode)
-        kind = "cosine_similarity" if mode == "vector" else "rrf_normalized"
+        kind = ("cosine_similarity" if mode == "vector" else "rrf_normalized") + "+priors"
         assert result.meta.score["sides"] == {"team": kind, "local": kind}
         assert result.meta.index["team"]["overlay_files"] == 1
         shown = {h.chunk_id for h in result.hits}
@@ -263,8 +263,8 @@ def test_the_servers_overlay_answers_by_meaning_without_the_teams_stale_files(
         assert {h.path for h in result.hits} - {"src/users/store.py"}  # the team answered
     # The local index has no vectors: its changed files are searched by words, and it says so.
     result, _ = overlay_search(False, "hybrid")
-    assert result.meta.score["sides"]["team"] == "rrf_normalized"
-    assert result.meta.score["sides"]["local"] != "rrf_normalized"
+    assert result.meta.score["sides"]["team"] == "rrf_normalized+priors"
+    assert result.meta.score["sides"]["local"] != "rrf_normalized+priors"
     assert any("searched by words" in w for w in result.meta.warnings), result.meta.warnings
 
 

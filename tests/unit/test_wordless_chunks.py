@@ -47,7 +47,7 @@ def test_a_question_on_the_class_finds_it_not_its_brace(ws: Workspace) -> None:
                   "retries failed uploads with exponential backoff"):
         found = ws.searcher.search(SearchRequest(query, mode="vector", k=3))
         chunks = [(h.path, h.chunk_lines) for h in found.hits]
-        assert chunks[0] == ("src/retry.ts", (0, 1)), (query, chunks)
+        assert ("src/retry.ts", (0, 1)) in chunks, (query, chunks)
         # It ranked second, cited as the class's name line (a chunk with no matching word
         # cites its definition's name): the class again, in a slot another answer needed.
         assert ("src/retry.ts", (BRACE_LINE, BRACE_LINE)) not in chunks, (query, chunks)
