@@ -21,7 +21,7 @@ from indexing.lexical_query import LexicalQuery
 from indexing.positions import utf16_len
 from indexing.records import Span
 from indexing.store import ChunkRow, QuerySyntaxError, SearchStore
-from search.query import ParsedQuery, content_terms
+from search.query import ParsedQuery, content_terms, fill_terms
 from search.types import InvalidQuery
 
 
@@ -76,7 +76,7 @@ def retrieve(store: SearchStore, parsed: ParsedQuery, filters: Filters, limit: i
     result = _ranked_fts(store, and_expr, filters, limit, "and")
     result.complete = result.total
     if len(parsed.terms) > 1 and len(result.ranked) < limit:
-        or_expr = LexicalQuery.any_of(content_terms(parsed.terms))
+        or_expr = LexicalQuery.any_of(fill_terms(parsed.terms))
         seen = [r.row.rowid for r in result.ranked]
         extra = _fts(store, or_expr, filters, limit - len(result.ranked), seen)
         if extra:

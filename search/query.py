@@ -117,6 +117,20 @@ def content_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
     return kept or terms
 
 
+def fill_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The words of the any-term fill. A term that is several tokens (`parse_config(path)`,
+    `len(errs)`) matches only as their phrase, which prose that mentions a call seldom holds
+    ("cfg = parse_config(settings_path)" found nothing at all); in the fill, each of its
+    tokens of two or more characters counts on its own."""
+    words: dict[str, None] = {}
+    for term in content_terms(terms):
+        parts = tokens(term)
+        kept = [p for p in parts if len(p) > 1] if len(parts) > 1 else []
+        for word in kept or [term]:
+            words.setdefault(word, None)
+    return tuple(words)
+
+
 # English function words: too common to mark or cite ("a" would light up inside "async"), and
 # left out of the any-term fill, where they match nearly every chunk and add no ranking signal.
 COMMON_WORDS = frozenset({"a", "an", "the", "of", "to", "in", "is", "it", "on", "at", "as", "and",

@@ -83,6 +83,14 @@ def test_and_first_then_or_fill_with_warning(workspace: Workspace) -> None:
     assert {"Guide > Install", "server.Handler"} <= set(titles(filled))
 
 
+def test_the_fill_reads_each_name_in_a_call(workspace: Workspace) -> None:
+    # `get_user_by_id(uid)` matches only as the phrase of its two names, which no file
+    # holds; the fill counts each name on its own, so the question is not left empty.
+    filled = run(workspace, "zebra get_user_by_id(uid)", k=5)
+    assert filled.meta.query_plan == "and+or_fill"
+    assert [(h.path, h.span.start_line) for h in filled.hits[:1]] == [("src/users/store.py", 11)]
+
+
 def chunks(result: SearchResult) -> set[tuple[str, tuple[int, int]]]:
     return {(h.path, h.chunk_lines) for h in result.hits}
 

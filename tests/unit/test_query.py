@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from search.query import parse, route
+from search.query import fill_terms, parse, route
 
 PROSE = [
     "returns the user's display name",
@@ -70,3 +70,11 @@ def test_identifiers_go_definitions_first() -> None:
 def test_empty() -> None:
     assert parse("   ").shape == "empty"
     assert route(parse("")).name == "lexical"
+
+
+def test_the_fill_splits_a_term_that_is_several_names() -> None:
+    assert fill_terms(("cfg", "parse_config(settings_path)")) == (
+        "cfg", "parse_config", "settings_path")
+    # Function words go; a one-letter piece ("s" of "user's") matches everything.
+    assert fill_terms(("the", "user's", "name", "user")) == ("user", "name")
+    assert fill_terms(("the", "of")) == ("the", "of")
