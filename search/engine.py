@@ -31,6 +31,8 @@ from search import lexical, priors, usage, vector
 from search.hits import build_hit
 from search.hybrid import above_its_code, fuse_units, lexical_weight, oversample, unit_of
 from search.query import (
+    CODE_FRAGMENT,
+    CODE_NOT_FOUND,
     Intent,
     ParsedQuery,
     highlight_words,
@@ -208,6 +210,9 @@ class Searcher:
         if plan in ("lexical", "hybrid"):
             t0 = time.perf_counter()
             lex = lexical.retrieve(self.store, parsed, filters, window)
+            if (lex.total == 0 and intent.rule == CODE_FRAGMENT and parsed.terms
+                    and req.intent == "auto"):
+                plan, intent, parsed, window, lex = self._as_words(req, parsed, meta)
             timing["lexical_ms"] = _ms(t0)
         _check(stop)
         vec: vector.VectorResult | None = None
@@ -302,6 +307,24 @@ class Searcher:
                 f"{store.capabilities.backend} store does not hold; ask for the name with "
                 "mode 'lexical'")
         return store
+
+    def _as_words(self, req: SearchRequest, parsed: ParsedQuery, meta: Meta
+                  ) -> tuple[str, Intent, ParsedQuery, int, lexical.LexicalResult]:
+        """`auto` read the query as code, and no file holds it as text. That reading was the
+        router's guess ("Copied from: https://... eslint-disable-next-line"), so the query is
+        asked again as words, the way a sentence is, rather than answered with nothing."""
+        words = ParsedQuery(parsed.raw, "terms", parsed.terms)
+        intent = Intent("concept", CODE_NOT_FOUND)
+        meta.intent = {"name": intent.name, "rule": intent.rule}
+        meta.warnings.append("no file holds the query as exact text; answered by its words "
+                             "(quote it to search for the text alone)")
+        plan = "hybrid"
+        if self._vectors() is None:
+            self._degrade(req, meta, self.vector_error or "vector search is not enabled")
+            plan = "lexical"
+        window = oversample(req.k)
+        return plan, intent, words, window, lexical.retrieve(self.store, words, req.filters,
+                                                             window)
 
     @staticmethod
     def _degrade(req: SearchRequest, meta: Meta, reason: str) -> None:

@@ -214,6 +214,11 @@ _CLAUSE_QUESTION = re.compile(
     re.IGNORECASE,
 )
 QUESTION = "question"
+#: The rule that read an unquoted query as code. It is a guess: `auto` answers by words when
+#: no file holds the text (`search.engine`).
+CODE_FRAGMENT = "code fragment"
+#: The rule when that guess found nothing as text.
+CODE_NOT_FOUND = "code fragment not found as text"
 
 
 def is_question(text: str) -> bool:
@@ -243,7 +248,7 @@ def route(parsed: ParsedQuery) -> Intent:
     if parsed.shape == "quoted":
         return Intent("exact_text", "quoted string")
     if parsed.shape == "code":
-        return Intent("exact_text", "code fragment")
+        return Intent("exact_text", CODE_FRAGMENT)
     if parsed.shape == "raw":
         return Intent("lexical", "raw FTS5 expression")
     if parsed.shape == "empty":

@@ -104,6 +104,28 @@ async def test_search_in_every_mode_explains_itself(start_server: StartFn,
     assert auto["meta"]["intent"] == {"name": "concept", "rule": "natural language"}
 
 
+async def test_code_no_file_holds_is_answered_by_its_words(start_server: StartFn,
+                                                           workspace: Path) -> None:
+    """`auto` reads an unquoted `x = f(y)` as code and looks for it as text. When no file
+    holds it, the answer is by its words and says so, not an empty list; asked for as exact
+    text, the same query finds nothing, truly."""
+    s = await ready(start_server, [workspace])
+    query = "cfg = parse_config(settings_path)"
+    guessed = valid(await s.search({"query": query}))
+    assert guessed["meta"]["intent"] == {"name": "concept",
+                                         "rule": "code fragment not found as text"}
+    assert any("no file holds the query as exact text" in w for w in guessed["meta"]["warnings"])
+    top = guessed["hits"][0]
+    assert (top["path"], top["symbol"]) == ("app/users.py", "parse_config")
+    assert (top["selection"]["start"]["line"], top["selection"]["start"]["character"]) == (
+        position("app/users.py", "parse_config"))
+    asked = valid(await s.search({"query": query, "intent": "exact_text"}))
+    assert asked["hits"] == [] and asked["meta"]["total_matches"] == 0
+    found = valid(await s.search({"query": "getUserById(id: number)"}))
+    assert found["meta"]["intent"] == {"name": "exact_text", "rule": "code fragment"}
+    assert [h["path"] for h in found["hits"]] == ["web/api.ts"]
+
+
 BAD_PARAMS: list[tuple[Any, str]] = [
     ({}, "missing required param 'query'"),
     ({"query": 42}, "'query' must be a string"),
