@@ -649,9 +649,10 @@ the same thing. Hits are shaped as codebase_search's."""
 HELP_TEXT = """kebab: offline code search over this workspace. Search, then follow handles;
 read only the lines you need. Paths are relative to a root, lines 1-based.
 - codebase_search: start here. query = an identifier (finds its definition first), "quoted
-  text" or a code fragment (exact text), or a question in plain words (hybrid: words +
-  meaning). intent says what is asked (definition, concept, exact_text, usage: "who calls
-  X", similar); mode forces the channels: lexical (words/exact), vector (meaning), hybrid.
+  text" or a code fragment (exact text; a fragment no file holds is asked by its words,
+  with a warning), or a question in plain words (hybrid: words + meaning). intent says
+  what is asked (definition, concept, exact_text, usage: "who calls X", similar); mode
+  forces the channels: lexical (words/exact), vector (meaning), hybrid.
   Narrow with lang, kind (function, class, method, ...), path_glob ("src/**/*.py").
   group=file gives one entry per file. Results are a small page; cursor gets the next one.
   explain=true says why each hit ranked. Each hit has handles: handle (its block's chunk_id)
