@@ -397,10 +397,13 @@ class Searcher:
                                         vector_rank=r.rank, vector_surface=r.surface))
                     for r in vec.ranked]
         assert lex is not None
+        # The fill's bm25 is another query's (any term, not every term): its scores are not
+        # comparable with the all-terms hits above it, which stay above it.
+        fill_from = lex.complete if lex.plan == "and+or_fill" else len(lex.ranked)
         return [Candidate(r.row, round(r.score, 6),
                           Retrieval("lexical", lexical_score=round(r.score, 6),
                                     lexical_rank=r.rank, exact=r.focus is not None),
-                          r.focus)
+                          r.focus, tier=int(r.rank > fill_from))
                 for r in lex.ranked]
 
     def _meta(

@@ -38,8 +38,9 @@ CALLABLE_FOR_QUESTION = 1.2
 
 
 def apply(cands: list[Candidate], question: bool = False) -> list[Candidate]:
-    """Re-score in place and return re-sorted (score desc, then previous order). `question`:
-    the query asks a question (`search.query.is_question`)."""
+    """Re-score in place and return re-sorted (tier, then score desc, then previous order):
+    a prior never lifts a lexical hit of the any-term fill above one that holds every term
+    (`Candidate.tier`). `question`: the query asks a question (`search.query.is_question`)."""
     for cand in cands:
         row = cand.row
         if row.symbol is not None and row.chunk_kind == "definition":
@@ -53,7 +54,7 @@ def apply(cands: list[Candidate], question: bool = False) -> list[Candidate]:
         if is_prose_or_data(row.lang):
             scale(cand, Prior("prose_or_data", PROSE_OR_DATA))
     order = {c.row.chunk_id: i for i, c in enumerate(cands)}
-    cands.sort(key=lambda c: (-c.score, order[c.row.chunk_id]))
+    cands.sort(key=lambda c: (c.tier, -c.score, order[c.row.chunk_id]))
     return cands
 
 

@@ -108,6 +108,10 @@ class Candidate:
     score: float
     retrieval: Retrieval
     focus: Span | None = None  # exact-text hits: where the text is, which the citation is
+    #: 0 for a lexical hit that holds every term (and every hit of the other channels), 1 for
+    #: one of the any-term fill: priors re-rank within a tier, never across
+    #: (`search.priors.apply`).
+    tier: int = 0
 
 
 @dataclass(slots=True)

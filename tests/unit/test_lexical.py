@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from indexing.filters import Filters
+from indexing.settings import Settings
 from kebab_lsp.convert import result_wire
 from kebab_lsp.workspace import Workspace
 from search.types import InvalidQuery, SearchRequest, SearchResult
@@ -89,6 +90,37 @@ def test_the_fill_reads_each_name_in_a_call(workspace: Workspace) -> None:
     filled = run(workspace, "zebra get_user_by_id(uid)", k=5)
     assert filled.meta.query_plan == "and+or_fill"
     assert [(h.path, h.span.start_line) for h in filled.hits[:1]] == [("src/users/store.py", 11)]
+
+
+def test_a_hit_with_every_term_stays_above_the_fill(tmp_path: Path) -> None:
+    # The one chunk holding both words is a long prose paragraph (prior 0.7); the fill finds a
+    # short definition holding the rare "backoff" alone, whose any-term bm25 is higher than
+    # the paragraph's all-terms bm25 (another query, another scale) and which gets the
+    # definition prior. Priors re-rank within a tier: the paragraph stays first.
+    root = tmp_path / "tree"
+    (root / "docs").mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / "docs" / "ops.md").write_text(
+        "# Operations\n\nBackoff applies to every zebra request that fails, with jitter between "
+        "attempts, so that a\nburst of failures does not turn into a burst of retries against "
+        "the same upstream host, which\nis what the operations team asked for after the "
+        "outage in the spring of the previous year.\n")
+    (root / "src" / "zebra.py").write_text(
+        "".join(f"def zebra_{n}(zebra):\n    return zebra\n\n\n" for n in ("a", "b", "c")))
+    (root / "src" / "backoff.py").write_text("def backoff(delay):\n    return delay * 2\n")
+    for i in range(30):  # so that neither word is common
+        (root / "src" / f"f{i}.py").write_text(f"def filler_{i}(a):\n    return a + {i}\n")
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
+    try:
+        ws.indexer.index()
+        result = run(ws, "zebra backoff", k=5)
+    finally:
+        ws.close()
+    assert result.meta.query_plan == "and+or_fill"
+    assert [(h.title, h.retrieval.lexical_rank) for h in result.hits[:2]] == [
+        ("Operations", 1), ("backoff", 2)]
+    first, second = result.hits[0], result.hits[1]
+    assert first.score < second.score  # each keeps its own score; the tier orders them
 
 
 def chunks(result: SearchResult) -> set[tuple[str, tuple[int, int]]]:
