@@ -29,7 +29,7 @@ from indexing.text import token_parts, tokens
 from indexing.vector_index import VectorIndex, VectorsUnavailable
 from search import lexical, priors, usage, vector
 from search.hits import build_hit
-from search.hybrid import above_its_code, fuse_units, lexical_weight, oversample, unit_of
+from search.hybrid import above_its_code, fuse_units, lexical_weight, unit_of
 from search.query import (
     CODE_FRAGMENT,
     CODE_NOT_FOUND,
@@ -54,6 +54,7 @@ from search.types import (
     SearchResult,
     SearchUnavailable,
 )
+from search.window import candidate_window
 
 ShouldStop = Callable[[], bool]
 DEFINITION_MATCH = 2.0
@@ -202,7 +203,7 @@ class Searcher:
                 meta.warnings.append("no chunk has a vector yet; answered with lexical search "
                                      "over the code's identifier parts")
                 plan = "lexical"
-        window = oversample(req.k) if plan == "hybrid" or intent.name == "definition" else req.k
+        window = candidate_window(req.k)
         timing: dict[str, float] = {}
         asks = is_question(parsed.raw)  # reads whole definitions, and weighs callables
 
@@ -322,7 +323,7 @@ class Searcher:
         if self._vectors() is None:
             self._degrade(req, meta, self.vector_error or "vector search is not enabled")
             plan = "lexical"
-        window = oversample(req.k)
+        window = candidate_window(req.k)
         return plan, intent, words, window, lexical.retrieve(self.store, words, req.filters,
                                                              window)
 

@@ -41,12 +41,6 @@ def lexical_weight(complete: int) -> float:
     return SELECTIVE_WEIGHT if 0 < complete <= SELECTIVE_MATCHES else 1.0
 
 
-def oversample(k: int) -> int:
-    """How many candidates each arm contributes before fusion: cutting an arm at k loses
-    answers that the other arm would have lifted."""
-    return max(50, 5 * k)
-
-
 @dataclass(frozen=True, slots=True)
 class Fused:
     chunk_id: str

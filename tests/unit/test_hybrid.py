@@ -13,7 +13,7 @@ import pytest
 
 from indexing.settings import Settings
 from kebab_lsp.workspace import Workspace
-from search.hybrid import above_its_code, fuse_units, lexical_weight, oversample, rrf
+from search.hybrid import above_its_code, fuse_units, lexical_weight, rrf
 from search.types import SearchRequest, SearchUnavailable
 
 pytestmark = pytest.mark.model
@@ -195,10 +195,6 @@ def test_a_chunk_above_its_definitions_first_line_is_recognised(tmp_path: Path) 
         assert all(flag == (end < fn_line) for (_, end), flag in flags.items())
     finally:
         ws.close()
-
-
-def test_oversample() -> None:
-    assert oversample(5) == 50 and oversample(20) == 100
 
 
 def test_hybrid_recall_is_at_least_each_arm(corpus: Workspace) -> None:

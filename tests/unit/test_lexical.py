@@ -123,6 +123,31 @@ def test_a_hit_with_every_term_stays_above_the_fill(tmp_path: Path) -> None:
     assert first.score < second.score  # each keeps its own score; the tier orders them
 
 
+def test_a_small_k_gets_the_first_hits_of_a_larger_one(tmp_path: Path) -> None:
+    # bm25 ranks the test first (the word five times in a short chunk); the test-path prior
+    # puts the definition above it. Read only k deep, k = 1 never saw the definition and
+    # answered with the test: the order depended on k.
+    root = tmp_path / "tree"
+    (root / "src").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_throttle.py").write_text(
+        "def test_throttle():\n    throttle(throttle, throttle, throttle, throttle)\n")
+    (root / "src" / "limits.py").write_text(
+        "def throttle(calls, per_second):\n    \"\"\"Slow the caller down to a rate.\"\"\"\n"
+        "    return min(calls, per_second) * 2 + len(str(calls)) - per_second\n")
+    for i in range(30):  # so that the word is rare
+        (root / "src" / f"f{i}.py").write_text(f"def filler_{i}(a):\n    return a + {i}\n")
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
+    try:
+        ws.indexer.index()
+        by_k = {k: [(h.path, h.span.start_line) for h in run(ws, "throttle", k=k).hits]
+                for k in (1, 2, 10)}
+    finally:
+        ws.close()
+    assert by_k[10][:2] == [("src/limits.py", 0), ("tests/test_throttle.py", 0)]
+    assert by_k[1] == by_k[10][:1] and by_k[2] == by_k[10][:2]
+
+
 def chunks(result: SearchResult) -> set[tuple[str, tuple[int, int]]]:
     return {(h.path, h.chunk_lines) for h in result.hits}
 

@@ -29,6 +29,7 @@ from search.handles import StaleHandle
 from search.lookups import ContextRequest
 from search.symbols import SymbolMatcher
 from search.types import SearchRequest, SearchResult
+from search.window import candidate_window
 from search.workspace_lookups import Indexed
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -80,14 +81,17 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
     yield from _open(request.param, root, tmp_path, request)
 
 
+WIDE = candidate_window(1) + 10
+
+
 @pytest.fixture(params=BACKENDS)
 def wide(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
-    """60 files that each define a `widget_N` and mention widgets: more matches than a
-    definition query's candidate window (50)."""
+    """More files that each define a `widget_N` and mention widgets than a search's
+    candidate window holds."""
     root = tmp_path / "wide"
     root.mkdir()
-    for i in range(60):
-        (root / f"w{i:02}.py").write_text(
+    for i in range(WIDE):
+        (root / f"w{i:03}.py").write_text(
             f"def widget_{i}():\n    \"\"\"Make widget number {i}.\"\"\"\n    return {i}\n")
     yield from _open(request.param, root, tmp_path, request)
 
@@ -202,12 +206,12 @@ def test_a_ranking_over_every_match_says_so(backend: Backend) -> None:
 
 
 def test_a_ranking_over_a_candidate_window_says_so(wide: Backend) -> None:
-    result = wide.search("widget", mode="auto", k=1)  # a definition query: window of 50
+    result = wide.search("widget", mode="auto", k=1)  # a definition query: a window
     meta = result.meta
     assert meta.intent == {"name": "definition", "rule": "identifier"}
     assert meta.recall["complete"] is False
     assert meta.recall["ranking_scope"] == "candidate_window"
-    assert meta.total_matches == 60 and meta.count_accuracy == "exact"  # counted apart
+    assert meta.total_matches == WIDE and meta.count_accuracy == "exact"  # counted apart
 
 
 def test_scores_name_their_backend_and_kind(backend: Backend) -> None:
