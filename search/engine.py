@@ -54,7 +54,7 @@ from search.types import (
     SearchResult,
     SearchUnavailable,
 )
-from search.window import candidate_window
+from search.window import candidate_window, fill_below
 
 ShouldStop = Callable[[], bool]
 DEFINITION_MATCH = 2.0
@@ -210,7 +210,8 @@ class Searcher:
         lex: lexical.LexicalResult | None = None
         if plan in ("lexical", "hybrid"):
             t0 = time.perf_counter()
-            lex = lexical.retrieve(self.store, parsed, filters, window)
+            lex = lexical.retrieve(self.store, parsed, filters, window,
+                                   fill_below(plan, req.k))
             if (lex.total == 0 and intent.rule == CODE_FRAGMENT and parsed.terms
                     and req.intent == "auto"):
                 plan, intent, parsed, window, lex = self._as_words(req, parsed, meta)
@@ -222,9 +223,10 @@ class Searcher:
             vec = self._vector_arm(req, parsed.text, filters, window, meta, asks)
             timing["vector_ms"] = _ms(t0)
             if vec is None:  # auto, and the vector side failed: the lexical answer stands
-                if lex is None:
-                    lex = lexical.retrieve(self.store, parsed, filters, window)
                 plan = "lexical"
+                if lex is None:
+                    lex = lexical.retrieve(self.store, parsed, filters, window,
+                                           fill_below(plan, req.k))
         _check(stop)
 
         words = highlight_words(parsed.terms) if parsed.shape in ("terms", "any") else ()
@@ -324,8 +326,8 @@ class Searcher:
             self._degrade(req, meta, self.vector_error or "vector search is not enabled")
             plan = "lexical"
         window = candidate_window(req.k)
-        return plan, intent, words, window, lexical.retrieve(self.store, words, req.filters,
-                                                             window)
+        return plan, intent, words, window, lexical.retrieve(
+            self.store, words, req.filters, window, fill_below(plan, req.k))
 
     @staticmethod
     def _degrade(req: SearchRequest, meta: Meta, reason: str) -> None:

@@ -11,11 +11,20 @@ would have lifted. `kebab eval` asks with k = 50, so its figures are what any k 
 
 from __future__ import annotations
 
-#: Candidates every channel reads at least (what `kebab eval`'s k = 50 has always read).
-FLOOR = 250
+#: Candidates every channel reads at least. Fusion 100 deep per arm ranks as 250 deep did
+#: (`kebab eval`, 2026-11-24 (b) and 2026-11-29), and 250 cost lexical p50 on Django
+#: 9.5 -> 15 ms where 100 costs about 1 ms.
+FLOOR = 100
 #: Candidates per requested hit beyond the floor.
-SPREAD = 5
+SPREAD = 2
 
 
 def candidate_window(k: int) -> int:
     return max(FLOOR, SPREAD * k)
+
+
+def fill_below(plan: str, k: int) -> int | None:
+    """How few chunks holding every term call for the any-term fill. It ranks below them
+    all, so a lexical answer needs it only while they are fewer than k; fusion reads it as
+    deep as the window (`None`)."""
+    return k if plan == "lexical" else None

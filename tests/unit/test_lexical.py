@@ -14,6 +14,7 @@ from indexing.settings import Settings
 from kebab_lsp.convert import result_wire
 from kebab_lsp.workspace import Workspace
 from search.types import InvalidQuery, SearchRequest, SearchResult
+from search.window import candidate_window
 
 
 def run(ws: Workspace, query: str, **kw: object) -> SearchResult:
@@ -146,6 +147,26 @@ def test_a_small_k_gets_the_first_hits_of_a_larger_one(tmp_path: Path) -> None:
         ws.close()
     assert by_k[10][:2] == [("src/limits.py", 0), ("tests/test_throttle.py", 0)]
     assert by_k[1] == by_k[10][:1] and by_k[2] == by_k[10][:2]
+
+
+def test_a_tie_at_the_cut_is_broken_by_path_over_every_tied_match(tmp_path: Path) -> None:
+    # More identical files than the first read takes, indexed in reverse path order so that
+    # the full-text index meets them last path first: only a second pass over every tied
+    # match finds the first paths.
+    root = tmp_path / "tree"
+    root.mkdir()
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
+    n = 2 * (candidate_window(5) + 1) + 20
+    try:
+        ws.indexer.index()
+        for i in reversed(range(n)):
+            (root / f"m{i:03}.py").write_text("def same():\n    return sentinel\n")
+            ws.indexer.update_paths([root / f"m{i:03}.py"])
+        result = run(ws, "sentinel", k=5)
+    finally:
+        ws.close()
+    assert result.meta.total_matches == n
+    assert [h.path for h in result.hits] == [f"m{i:03}.py" for i in range(5)]
 
 
 def chunks(result: SearchResult) -> set[tuple[str, tuple[int, int]]]:
