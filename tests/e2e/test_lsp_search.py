@@ -156,6 +156,25 @@ async def test_bad_params_are_invalid_params(start_server: StartFn, workspace: P
     assert valid(await s.search({"query": "user"}))["hits"]
 
 
+async def test_a_small_k_answers_with_the_first_hits_of_a_larger_one(
+    start_server: StartFn, tmp_path: Path
+) -> None:
+    # bm25 ranks the test first; the test-path prior puts the definition above it, which a
+    # request for one hit never saw while the channels read only k candidates.
+    files = {"tests/test_throttle.py":
+             "def test_throttle():\n    throttle(throttle, throttle, throttle, throttle)\n",
+             "src/limits.py": "def throttle(calls, per_second):\n"
+             "    return min(calls, per_second) * 2 + len(str(calls)) - per_second\n"}
+    files.update({f"src/f{i}.py": f"def filler_{i}(a):\n    return a + {i}\n" for i in range(30)})
+    s = await ready(start_server, [write_tree(tmp_path / "ws", files)])
+    answers = {k: valid(await s.search({"query": "throttle", "mode": "lexical", "k": k}))
+               for k in (1, 10)}
+    first = [(h["path"], h["location"]["range"]["start"]["line"]) for h in answers[10]["hits"]]
+    assert first[:2] == [("src/limits.py", 0), ("tests/test_throttle.py", 0)]
+    assert [(h["path"], h["location"]["range"]["start"]["line"])
+            for h in answers[1]["hits"]] == first[:1]
+
+
 async def test_two_workspace_folders(
     start_server: StartFn, workspace: Path, tmp_path: Path
 ) -> None:
