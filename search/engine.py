@@ -214,7 +214,7 @@ class Searcher:
                                    fill_below(plan, req.k))
             if (lex.total == 0 and intent.rule == CODE_FRAGMENT and parsed.terms
                     and req.intent == "auto"):
-                plan, intent, parsed, window, lex = self._as_words(req, parsed, meta)
+                plan, intent, parsed, lex = self._as_words(req, parsed, meta, window)
             timing["lexical_ms"] = _ms(t0)
         _check(stop)
         vec: vector.VectorResult | None = None
@@ -311,8 +311,8 @@ class Searcher:
                 "mode 'lexical'")
         return store
 
-    def _as_words(self, req: SearchRequest, parsed: ParsedQuery, meta: Meta
-                  ) -> tuple[str, Intent, ParsedQuery, int, lexical.LexicalResult]:
+    def _as_words(self, req: SearchRequest, parsed: ParsedQuery, meta: Meta, window: int
+                  ) -> tuple[str, Intent, ParsedQuery, lexical.LexicalResult]:
         """`auto` read the query as code, and no file holds it as text. That reading was the
         router's guess ("Copied from: https://... eslint-disable-next-line"), so the query is
         asked again as words, the way a sentence is, rather than answered with nothing."""
@@ -325,9 +325,8 @@ class Searcher:
         if self._vectors() is None:
             self._degrade(req, meta, self.vector_error or "vector search is not enabled")
             plan = "lexical"
-        window = candidate_window(req.k)
-        return plan, intent, words, window, lexical.retrieve(
-            self.store, words, req.filters, window, fill_below(plan, req.k))
+        return plan, intent, words, lexical.retrieve(self.store, words, req.filters, window,
+                                                     fill_below(plan, req.k))
 
     @staticmethod
     def _degrade(req: SearchRequest, meta: Meta, reason: str) -> None:

@@ -12,8 +12,8 @@ would have lifted. `kebab eval` asks with k = 50, so its figures are what any k 
 from __future__ import annotations
 
 #: Candidates every channel reads at least. Fusion 100 deep per arm ranks as 250 deep did
-#: (`kebab eval`, 2026-11-24 (b) and 2026-11-29), and 250 cost lexical p50 on Django
-#: 9.5 -> 15 ms where 100 costs about 1 ms.
+#: (`kebab eval`, 2026-11-24 (b) and 2026-11-29 (b)); on Django, 250 took lexical p50 from
+#: 9.5 to 14.3 ms and 100 to 11.1 ms (`docs/bench/quality-2026-11-29b.md`).
 FLOOR = 100
 #: Candidates per requested hit beyond the floor.
 SPREAD = 2
