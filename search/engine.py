@@ -394,10 +394,7 @@ class Searcher:
                 out.append(Candidate(item.row, round(f.score, 6), retrieval, item.focus))
             return out
         if plan == "vector" and vec is not None:
-            return [Candidate(r.row, round(r.score, 6),
-                              Retrieval("vector", vector_score=round(r.score, 6),
-                                        vector_rank=r.rank, vector_surface=r.surface))
-                    for r in vec.ranked]
+            return _by_definition(vec)
         assert lex is not None
         # The fill's bm25 is another query's (any term, not every term): its scores are not
         # comparable with the all-terms hits above it, which stay above it.
@@ -492,6 +489,24 @@ class Searcher:
             meta.recall["complete"] = False
             meta.recall["ranking_scope"] = "unknown"
         meta.warnings.extend(self.store.problems())  # damaged and being rebuilt, or unwritable
+
+
+def _by_definition(vec: vector.VectorResult) -> list[Candidate]:
+    """A vector answer, one hit per definition as in hybrid: a long definition's chunks would
+    each cite it again. It ranks and scores by its best chunk, shown by its best chunk of
+    code (`fuse_units` with one arm)."""
+    by_id = {r.row.chunk_id: r for r in vec.ranked}
+    rows = [r.row for r in vec.ranked]
+    fused = fuse_units([], [row.chunk_id for row in rows],
+                       {row.chunk_id: unit_of(row) for row in rows},
+                       above_code={row.chunk_id for row in rows if above_its_code(row)})
+    out = []
+    for f in fused:
+        best = by_id[f.vector_chunk or f.chunk_id]
+        out.append(Candidate(by_id[f.chunk_id].row, round(best.score, 6),
+                             Retrieval("vector", vector_score=round(best.score, 6),
+                                       vector_rank=f.vector_rank, vector_surface=best.surface)))
+    return out
 
 
 def _definition_first(candidates: list[Candidate], symbol: str) -> None:

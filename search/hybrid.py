@@ -18,8 +18,8 @@ one arm's vote and loses to any other chunk that has two weak ones. So `fuse_uni
 definitions: each arm ranks a definition at its best chunk, and the definition is one hit,
 shown as its chunk of code with the best fused score of its own (a doc comment cut off above
 the definition shows it only when none of its code was found); its other chunks, which would
-cite the same definition again, are left out. Measured with `kebab eval`: see the README's Quality
-section.
+cite the same definition again, are left out. `vector` mode ranks through it with one arm,
+for the same reason. Measured with `kebab eval`: see the README's Quality section.
 """
 
 from __future__ import annotations

@@ -451,9 +451,10 @@ def test_similar_code_is_found_by_its_words_and_its_vector(corpus: Workspace) ->
     assert top.retrieval.lexical_rank == 1 and top.retrieval.vector_rank == 1
 
 
-def test_a_long_definition_is_one_hybrid_hit_with_both_arms_votes(tmp_path: Path) -> None:
-    # A function longer than one chunk: its meaning is in its first chunk (the docstring), the
-    # query's rare words only in its last. Each arm finds a different piece of it.
+@pytest.fixture
+def long_definition(tmp_path: Path) -> Iterator[Workspace]:
+    """A function longer than one chunk: its meaning is in its first chunk (the docstring),
+    the query's rare words only in its last."""
     filler = "\n".join(f"    step_{i} = prepare(step_{i - 1} if {i} else None)"
                        for i in range(1, 80))
     long_def = (f'def reconnect(session, host):\n'
@@ -472,13 +473,33 @@ def test_a_long_definition_is_one_hybrid_hit_with_both_arms_votes(tmp_path: Path
         ws.sync_vectors()
         chunks = [c for c in ws.store.embedding_sources() if c.path == "net/reconnect.py"]
         assert len(chunks) >= 2  # the premise: the definition is several chunks
-        result = ws.searcher.search(SearchRequest(
-            "zebra quokka handshake: connect again after waiting longer each time",
-            mode="hybrid", k=10, explain=True))
-        ours = [h for h in result.hits if h.path == "net/reconnect.py"]
-        assert len(ours) == 1  # one definition, one hit
-        r = ours[0].retrieval
-        assert r.lexical_rank == 1 and r.vector_rank is not None
-        assert result.hits[0].path == "net/reconnect.py"
+        yield ws
     finally:
         ws.close()
+
+
+def test_a_long_definition_is_one_hybrid_hit_with_both_arms_votes(
+        long_definition: Workspace) -> None:
+    # Each arm finds a different piece of the definition.
+    result = long_definition.searcher.search(SearchRequest(
+        "zebra quokka handshake: connect again after waiting longer each time",
+        mode="hybrid", k=10, explain=True))
+    ours = [h for h in result.hits if h.path == "net/reconnect.py"]
+    assert len(ours) == 1  # one definition, one hit
+    r = ours[0].retrieval
+    assert r.lexical_rank == 1 and r.vector_rank is not None
+    assert result.hits[0].path == "net/reconnect.py"
+
+
+def test_a_long_definition_is_one_vector_hit_at_its_best_chunk(
+        long_definition: Workspace) -> None:
+    # Every chunk is within reach of k = 10, and each of the long definition's chunks would
+    # cite it again: it is one hit, ranked and scored by its best chunk.
+    result = long_definition.searcher.search(SearchRequest(
+        "connect again after waiting longer each time", mode="vector", k=10, explain=True))
+    assert [(h.path, h.title) for h in result.hits] == [
+        ("net/reconnect.py", "reconnect"), ("net/other.py", "slugify")]
+    best, other = (h.retrieval for h in result.hits)
+    assert (best.vector_rank, other.vector_rank) == (1, 2)
+    assert best.vector_score is not None and other.vector_score is not None
+    assert best.vector_score > other.vector_score
