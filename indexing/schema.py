@@ -36,7 +36,10 @@ from indexing.text import FTS_TOKENIZER
 #     (`indexing.extract.recovery`): TypeScript files that lost every definition have them.
 # 14: a chunk with no word in it (`}`, `> {`) has no row in `chunks_fts`
 #     (`indexing.text.findable_by_words`): its definition's names ranked it first.
-SCHEMA_VERSION = 14
+# 15: a long definition's first chunk starts at its decorators (Python) or attributes (Rust)
+#     and holds the line that names it (`indexing.extract.syntax_windows`): it had been
+#     `@classmethod` alone.
+SCHEMA_VERSION = 15
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for
 #: another version (`indexing.store.carry`): since 8, `embed_cache` holds (model, embedded-text

@@ -164,18 +164,19 @@ class _Boundaries:
         return min(_leading_comments(node), _leading_comments(top))
 
     def _commented(self, row: int, width: int) -> tuple[int, int] | None:
-        """A multi-line node whose comments above it end on `row`: it starts with them."""
+        """A multi-line node whose comments (decorators, attributes) above it end on `row`: it
+        starts with them."""
         if width == 0:
             return None
         node: Node | None = self.root.named_descendant_for_point_range(
             (row, width - 1), (row, width))
-        while node is not None and not node.type.endswith("comment"):
+        while node is not None and not _leads(node):
             if node.start_point.row != row or node.parent is None:
                 return None
             node = node.parent
         after = node.next_named_sibling if node is not None else None
         last = row
-        while after is not None and after.type.endswith("comment"):
+        while after is not None and _leads(after):
             if after.start_point.row > last + 1:
                 return None
             last = end_row(after)
@@ -196,11 +197,23 @@ def _constrains(node: Node, row: int) -> bool:
 
 
 
+#: Nodes that open the definition after them, as siblings: Python's decorators (inside a
+#: `decorated_definition`) and Rust's outer attributes. Cut off, a long definition's header
+#: chunk was `@classmethod` alone, and its summary and whole-definition vectors hung on it.
+_LEADING = frozenset({"decorator", "attribute_item"})
+
+
+def _leads(node: Node) -> bool:
+    """A comment, decorator or attribute: it belongs to the node right below it."""
+    return node.type.endswith("comment") or node.type in _LEADING
+
+
 def _leading_comments(node: Node) -> int:
-    """The first line of the comments directly above `node`, or its own first line."""
+    """The first line of the comments, decorators and attributes directly above `node`, or its
+    own first line."""
     row = node.start_point.row
     before = node.prev_named_sibling
-    while before is not None and before.type.endswith("comment") and end_row(before) >= row - 1:
+    while before is not None and _leads(before) and end_row(before) >= row - 1:
         row = before.start_point.row
         before = before.prev_named_sibling
     return row

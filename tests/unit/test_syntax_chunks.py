@@ -39,10 +39,12 @@ def small_limits(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def leading_comments_row(node: Node) -> int:
-    """Where a node starts counting the comments directly above it, which belong to it."""
+    """Where a node starts counting the comments, decorators (Python) and attributes (Rust)
+    directly above it, which belong to it."""
     row = node.start_point.row
     before = node.prev_named_sibling
-    while before is not None and before.type.endswith("comment") and end_row(before) >= row - 1:
+    while (before is not None and end_row(before) >= row - 1
+           and (before.type.endswith("comment") or before.type in ("decorator", "attribute_item"))):
         row = before.start_point.row
         before = before.prev_named_sibling
     return row
@@ -50,8 +52,8 @@ def leading_comments_row(node: Node) -> int:
 
 def cut_nodes(lang: str, text: str, ex: Extraction) -> list[str]:
     """Every (chunk, node) where the chunk holds part of a multi-line named node and reaches
-    past it. A node starts with the comments directly above the line it starts on: they
-    belong to what starts there (a class, and the body whose brace opens on its line). A
+    past it. A node starts with the comments (and decorators, attributes) directly above the
+    line it starts on: they belong to what starts there (a class, and the body whose brace opens on its line). A
     node of nothing but whitespace (a paragraph break) is no construct."""
     root = get_parser(lang).parse(text.encode("utf-8")).root_node
     assert not root.has_error, "the sample is meant to be valid, realistic code"
@@ -88,3 +90,34 @@ def test_no_chunk_cuts_a_construct(path: Path) -> None:
 def test_every_language_with_a_grammar_has_a_sample() -> None:
     covered = {detect_language(p.name) for p in samples()}
     assert sorted(set(catalog()) - covered) == []
+
+
+def _first_chunk_lines(ex: Extraction, text: str, name: str) -> list[str]:
+    symbol = next(s for s in ex.symbols if s.name == name)
+    index = ex.symbols.index(symbol)
+    first = min((c for c in ex.chunks if c.symbol == index), key=lambda c: c.start_line)
+    return text.split("\n")[first.start_line:first.end_line + 1]
+
+
+@pytest.mark.parametrize("path, name, lines", [
+    ("tb.py", "from_exception",
+     "class Traceback:\n    @classmethod\n    @cache\n    def from_exception(cls, exc):\n"
+     '        """Create a traceback from exception info."""\n{body}\n        return x69\n'),
+    ("lib.rs", "decode",
+     "/// Decodes one byte.\n#[inline]\n#[must_use]\npub fn decode(src: &[u8]) -> u8 {{\n"
+     "{body}\n    0\n}}\n"),
+])
+def test_a_long_definitions_first_chunk_holds_its_decorators_with_its_signature(
+        path: str, name: str, lines: str) -> None:
+    # Too long for one chunk, the definition is cut between its statements; its first chunk
+    # (the one its summary and whole-definition vectors hang on, and a hit's snippet) starts
+    # at its decorators or attributes and holds the line that names it, not `@classmethod`
+    # alone.
+    indent = "        " if path.endswith(".py") else "    "
+    body = "\n".join(f"{indent}x{i} = compute({i})" + (";" if path.endswith(".rs") else "")
+                     for i in range(70))
+    text = lines.format(body=body)
+    ex = run(path, text)
+    first = _first_chunk_lines(ex, text, name)
+    assert first[0].strip() in ("@classmethod", "/// Decodes one byte."), first[:3]
+    assert any(f"fn {name}" in line or f"def {name}" in line for line in first), first[:5]
