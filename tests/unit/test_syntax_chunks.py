@@ -53,8 +53,8 @@ def leading_comments_row(node: Node) -> int:
 def cut_nodes(lang: str, text: str, ex: Extraction) -> list[str]:
     """Every (chunk, node) where the chunk holds part of a multi-line named node and reaches
     past it. A node starts with the comments (and decorators, attributes) directly above the
-    line it starts on: they belong to what starts there (a class, and the body whose brace opens on its line). A
-    node of nothing but whitespace (a paragraph break) is no construct."""
+    line it starts on: they belong to what starts there (a class, and the body whose brace
+    opens on its line). A node of nothing but whitespace (a paragraph break) is no construct."""
     root = get_parser(lang).parse(text.encode("utf-8")).root_node
     assert not root.has_error, "the sample is meant to be valid, realistic code"
     spans: list[tuple[int, int, str]] = []
