@@ -29,7 +29,7 @@ from indexing.text import token_parts, tokens
 from indexing.vector_index import VectorIndex, VectorsUnavailable
 from search import lexical, priors, usage, vector
 from search.hits import build_hit
-from search.hybrid import above_its_code, fuse_units, lexical_weight, unit_of
+from search.hybrid import fuse_rows, lexical_weight
 from search.query import (
     CODE_FRAGMENT,
     CODE_NOT_FOUND,
@@ -364,17 +364,13 @@ class Searcher:
             # The lexical arm is the whole lexical answer, any-term fill included: for a
             # sentence few chunks hold every word, and without the fill the arm is empty
             # exactly when it is needed (measured with `kebab eval` on the hand-written and
-            # doc-blanked sets). Arms vote for definitions, not chunks (`fuse_units`).
+            # doc-blanked sets). Arms vote for definitions, not chunks (`fuse_rows`).
             lex_by = {r.row.chunk_id: r for r in lex.ranked}
             vec_by = {r.row.chunk_id: r for r in vec.ranked}
             boost = lexical_weight(lex.complete)
             weights = {r.row.chunk_id: boost for r in lex.ranked[: lex.complete]}
-            rows = [r.row for r in (*lex.ranked, *vec.ranked)]
-            units = {row.chunk_id: unit_of(row) for row in rows}
-            fused = fuse_units([r.row.chunk_id for r in lex.ranked],
-                               [r.row.chunk_id for r in vec.ranked], units,
-                               self._settings().rrf_k, weights,
-                               {row.chunk_id for row in rows if above_its_code(row)})
+            fused = fuse_rows([r.row for r in lex.ranked], [r.row for r in vec.ranked],
+                              self._settings().rrf_k, weights)
             out = []
             for f in fused:
                 lr = lex_by[f.lexical_chunk] if f.lexical_chunk else None
@@ -494,14 +490,10 @@ class Searcher:
 def _by_definition(vec: vector.VectorResult) -> list[Candidate]:
     """A vector answer, one hit per definition as in hybrid: a long definition's chunks would
     each cite it again. It ranks and scores by its best chunk, shown by its best chunk of
-    code (`fuse_units` with one arm)."""
+    code (`fuse_rows` with one arm)."""
     by_id = {r.row.chunk_id: r for r in vec.ranked}
-    rows = [r.row for r in vec.ranked]
-    fused = fuse_units([], [row.chunk_id for row in rows],
-                       {row.chunk_id: unit_of(row) for row in rows},
-                       above_code={row.chunk_id for row in rows if above_its_code(row)})
     out = []
-    for f in fused:
+    for f in fuse_rows([], [r.row for r in vec.ranked]):
         best = by_id[f.vector_chunk or f.chunk_id]
         out.append(Candidate(by_id[f.chunk_id].row, round(best.score, 6),
                              Retrieval("vector", vector_score=round(best.score, 6),

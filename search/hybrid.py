@@ -141,3 +141,15 @@ def fuse_units(
     big = 1 << 30
     out.sort(key=lambda u: (-u.score, u.lexical_rank or big, u.chunk_id))
     return out
+
+
+def fuse_rows(
+    lexical: Sequence[ChunkRow], vector: Sequence[ChunkRow], k_rrf: int = DEFAULT_K_RRF,
+    lexical_weights: Mapping[str, float] | None = None,
+) -> list[FusedUnit]:
+    """`fuse_units` over each arm's chunks, best first, with the units and the doc comments
+    above their code read off the chunks themselves."""
+    rows = [*lexical, *vector]
+    return fuse_units([r.chunk_id for r in lexical], [r.chunk_id for r in vector],
+                      {r.chunk_id: unit_of(r) for r in rows}, k_rrf, lexical_weights,
+                      {r.chunk_id for r in rows if above_its_code(r)})

@@ -195,8 +195,6 @@ def _constrains(node: Node, row: int) -> bool:
     return bool(node.child_count or (node.text or b"").strip())
 
 
-
-
 #: Nodes that open the definition after them, as siblings: Python's decorators (inside a
 #: `decorated_definition`) and Rust's outer attributes. Cut off, a long definition's header
 #: chunk was `@classmethod` alone, and its summary and whole-definition vectors hung on it.

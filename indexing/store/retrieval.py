@@ -107,7 +107,7 @@ class Retrieval(StoreConnection):
         ranked = [(rid, r) for rid, r in first if rid not in excluded]
         if len(ranked) > limit:
             boundary = ranked[limit - 1][1]
-            if len(first) == read and ranked[-1][1] == boundary:
+            if len(first) == read and first[-1][1] == boundary:  # the tie runs past the read
                 ranked = [(rid, r) for rid, r in self.conn.execute(
                     f"SELECT rowid, {rank_sql} AS r FROM chunks_fts WHERE chunks_fts MATCH ? "
                     f"AND {rank_sql} <= ? ORDER BY r", (expr, boundary)) if rid not in excluded]
