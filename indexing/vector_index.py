@@ -7,8 +7,8 @@ is not "make observable" to WordPiece), and a question often names the concept t
 file and the definition's name carry; measured with `kebab eval`, the summary lifts the
 doc-blanked and hand-written sets by about 0.03 MRR@10 and leaves the docstring set alone.
 A chunk's score is the better of those two. The first chunk also has a `whole` vector, the
-definition read twice as far (`whole_text`), which only questions read: then a chunk scores the
-best of three.
+definition read twice as far (`whole_text`), which sentences read (not names or code): then a
+chunk scores the best of three.
 
 Each file also has one `file` vector (hung on its first chunk): its path in words, the doc at
 its top and its outline (the kinds and names of its top-level definitions). It answers "which
@@ -124,8 +124,8 @@ SYNCED_VECTOR_VERSION = "vector_version"
 CODE, SUMMARY, FILE, WHOLE = "code", "summary", "file", "whole"
 #: The surfaces a chunk is ranked by: a chunk search reads this many rows per chunk at most.
 CHUNK_SURFACES = (CODE, SUMMARY)
-#: ... and for a question, also the definition read whole (`whole_text`).
-QUESTION_SURFACES = (CODE, SUMMARY, WHOLE)
+#: ... and for a sentence (asked or told), also the definition read whole (`whole_text`).
+SENTENCE_SURFACES = (CODE, SUMMARY, WHOLE)
 #: How far the whole-definition surface is read: twice the code vector's 128 tokens.
 WHOLE_TOKENS = 256
 #: The surfaces a sync computes, as recorded (`SYNCED_SURFACES`); change it with any surface.
@@ -153,8 +153,9 @@ def whole_text(src: EmbeddingSource) -> str | None:
     its path and qualified name in words, its doc when the chunk does not hold it, then the
     chunk, read to `WHOLE_TOKENS`. Questions written by hand ("how does the client retry") are
     answered by what a definition does, further down than the code vector reads; scored with
-    the other two for questions only, it lifted `auto` on the hand-written sets of all eight
-    eval trees and left the docstring sets alone (docs/bench/quality-2026-11-25c.md, 5)."""
+    the other two for questions, it lifted `auto` on the hand-written sets of all eight eval
+    trees and left the docstring sets alone (docs/bench/quality-2026-11-25c.md, 5); for every
+    sentence, it lifted the doc-blanked sets (quality-2026-11-29d.md)."""
     if not src.leads:
         return None
     head = f"{words(src.path)} {words(src.context)}".strip()
@@ -352,7 +353,7 @@ class VectorIndex:
     def _add_missing(self, wanted: list[_Wanted], have: dict[str, str], summary: SyncSummary,
                      progress: ProgressFn | None, stop: StopFn, first: set[str]) -> None:
         missing = [w for w in wanted if have.get(w.key) != w.hash]
-        # Whole-definition vectors last: they serve questions on top of the other two, and
+        # Whole-definition vectors last: they serve sentences on top of the other two, and
         # cost the most to embed.
         missing.sort(key=lambda w: (w.surface == WHOLE, embed_priority(w.source, first)))
         summary.total = len(missing)

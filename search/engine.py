@@ -38,6 +38,7 @@ from search.query import (
     highlight_words,
     is_question,
     parse,
+    reads_as_sentence,
     route,
     usage_question,
 )
@@ -90,6 +91,19 @@ def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent, ParsedQ
         return req.mode, Intent(req.mode, "mode set by request"), parsed
     intent = route(parsed)
     return _INTENT_PLAN.get(intent.name, "lexical"), intent, parsed
+
+
+def _reads_whole(intent: Intent, parsed: ParsedQuery, asks: bool) -> bool:
+    """A sentence, asked or told, is also matched against each definition read whole: a
+    docstring's first sentence says what the whole definition does, as a question asks it
+    (replayed on the ten eval trees, quality-2026-11-29c section 5, then measured with `kebab
+    eval`). A name, a code fragment or a snippet to match keeps the chunk surfaces: the words
+    it shares with a chunk are that chunk's own."""
+    if asks:
+        return True
+    if intent.name in _LOOKUPS or intent.name == "usage":
+        return False
+    return intent.name == "concept" or reads_as_sentence(parsed)
 
 
 def asked_intent(name: str, parsed: ParsedQuery) -> tuple[Intent, ParsedQuery]:
@@ -205,7 +219,7 @@ class Searcher:
                 plan = "lexical"
         window = candidate_window(req.k)
         timing: dict[str, float] = {}
-        asks = is_question(parsed.raw)  # reads whole definitions, and weighs callables
+        asks = is_question(parsed.raw)  # weighs callables (`priors.CALLABLE_FOR_QUESTION`)
 
         lex: lexical.LexicalResult | None = None
         if plan in ("lexical", "hybrid"):
@@ -220,7 +234,8 @@ class Searcher:
         vec: vector.VectorResult | None = None
         if plan in ("vector", "hybrid"):
             t0 = time.perf_counter()
-            vec = self._vector_arm(req, parsed.text, filters, window, meta, asks)
+            vec = self._vector_arm(req, parsed.text, filters, window, meta,
+                                   _reads_whole(intent, parsed, asks))
             timing["vector_ms"] = _ms(t0)
             if vec is None:  # auto, and the vector side failed: the lexical answer stands
                 plan = "lexical"
@@ -340,14 +355,14 @@ class Searcher:
 
     def _vector_arm(
         self, req: SearchRequest, query: str, filters: Filters, limit: int, meta: Meta,
-        question: bool,
+        whole: bool,
     ) -> vector.VectorResult | None:
         vindex = self._vectors()
         if vindex is None:  # disabled between the plan and now
             self._degrade(req, meta, "vector search became unavailable")
             return None
         try:
-            return vector.retrieve(self.store, vindex, query, filters, limit, question)
+            return vector.retrieve(self.store, vindex, query, filters, limit, whole)
         except VectorsUnavailable as exc:
             self._degrade(req, meta, str(exc))
             return None

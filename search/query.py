@@ -262,5 +262,11 @@ def route(parsed: ParsedQuery) -> Intent:
     return Intent("concept", QUESTION if is_question(parsed.raw) else "natural language")
 
 
+def reads_as_sentence(parsed: ParsedQuery) -> bool:
+    """Words that `auto` would answer by meaning, whatever mode the request set: not a
+    name, a quoted text, code or a question about a name's uses."""
+    return route(parsed).name == "concept"
+
+
 def _bare(identifier: str) -> str:
     return identifier.removesuffix("()")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from indexing.filters import Filters
 from indexing.store import SearchStore
-from indexing.vector_index import CHUNK_SURFACES, QUESTION_SURFACES, VectorIndex
+from indexing.vector_index import CHUNK_SURFACES, SENTENCE_SURFACES, VectorIndex
 from indexing.vectors import InvalidFilter, sql_where
 from search.lexical import RankedChunk
 from search.types import FileMatch, InvalidQuery
@@ -25,12 +25,12 @@ class VectorResult:
 
 def retrieve(
     store: SearchStore, vindex: VectorIndex, query: str, filters: Filters, limit: int,
-    question: bool = False,
+    whole: bool = False,
 ) -> VectorResult:
-    """A question is also matched against each definition read whole (`WHOLE`)."""
+    """A sentence is also matched against each definition read whole (`WHOLE`)."""
     try:
         found = vindex.search(query, limit, _where(filters),
-                              QUESTION_SURFACES if question else CHUNK_SURFACES)
+                              SENTENCE_SURFACES if whole else CHUNK_SURFACES)
     except InvalidFilter as exc:
         raise InvalidQuery(f"path_glob cannot be used for vector search: {exc}") from exc
     rows = store.chunks_by_ids([m.chunk_id for m in found])

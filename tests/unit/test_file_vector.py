@@ -11,7 +11,7 @@ import pytest
 from vector_support import synced_workspace
 
 from indexing.filters import Filters
-from indexing.vector_index import CHUNK_SURFACES, FILE, QUESTION_SURFACES
+from indexing.vector_index import CHUNK_SURFACES, FILE, SENTENCE_SURFACES
 from indexing.vectors import sql_where
 from kebab_lsp.workspace import Workspace
 from search.grouping import FileGroup, group
@@ -96,7 +96,7 @@ def test_a_chunk_search_without_a_filter_reads_what_the_filtered_one_reads(ws: W
     nearest = vindex.vectors.search(vindex.embedder.embed_query(QUESTION), 1)
     assert nearest[0].surface == FILE
     every_python_row = sql_where(langs=["python"])
-    for surfaces in (CHUNK_SURFACES, QUESTION_SURFACES):
+    for surfaces in (CHUNK_SURFACES, SENTENCE_SURFACES):
         chunks = len(vindex.search(QUESTION, 100, every_python_row, surfaces))
         assert chunks > 10
         for k in range(1, chunks + 2):

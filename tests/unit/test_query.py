@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from search.query import fill_terms, parse, route
+from search.query import fill_terms, parse, reads_as_sentence, route
 
 PROSE = [
     "returns the user's display name",
@@ -27,6 +27,7 @@ def test_prose_with_apostrophes_or_calls_stays_words(query: str) -> None:
     parsed = parse(query)
     assert parsed.shape == "terms"
     assert route(parsed).name == "concept"
+    assert reads_as_sentence(parsed)  # whatever the mode, it reads definitions whole
     assert parsed.text == " ".join(query.split())
 
 
@@ -35,6 +36,7 @@ def test_a_query_that_is_all_code_is_exact_text(query: str) -> None:
     parsed = parse(query)
     assert parsed.shape == "code" and parsed.is_exact and parsed.exact_text == query
     assert route(parsed).name == "exact_text" and route(parsed).rule == "code fragment"
+    assert not reads_as_sentence(parsed)
 
 
 def test_quotes() -> None:
@@ -65,6 +67,7 @@ def test_identifiers_go_definitions_first() -> None:
                          ("slugify()", "slugify"), ("where is slugify defined", "slugify")]:
         intent = route(parse(text))
         assert (intent.name, intent.symbol) == ("definition", symbol), text
+        assert not reads_as_sentence(parse(text)), text
 
 
 def test_empty() -> None:

@@ -1,7 +1,7 @@
 """The whole-definition vector: each definition read twice as far as its code vector, under
-its path and name in words, scored for questions only. A question about what a definition
-does past its first 128 tokens finds it; the same words as a plain phrase never read that
-vector. Real model, real LanceDB."""
+its path and name in words, scored for sentences. A question or a phrase about what a
+definition does past its first 128 tokens finds it; a name or a code fragment never reads
+that vector. Real model, real LanceDB."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from vector_support import synced_workspace
 
+from indexing.records import Span
 from indexing.runtime.folder_index import shared_embedder
 from indexing.vector_index import SYNCED_SURFACES, WHOLE, WHOLE_TOKENS, whole_text
 from kebab_lsp.workspace import Workspace
@@ -53,14 +54,26 @@ def test_each_definition_has_one_whole_vector(ws: Workspace) -> None:
     assert text is not None and text.startswith("jobs nightly py run\ndef run(batch):")
 
 
-def test_a_question_reads_each_definition_whole(ws: Workspace) -> None:
-    found = ws.searcher.search(SearchRequest(QUESTION, mode="vector", k=3))
+@pytest.mark.parametrize("query", [QUESTION, PHRASE])
+@pytest.mark.parametrize("mode", ["vector", "hybrid", "auto"])
+def test_a_sentence_reads_each_definition_whole(ws: Workspace, query: str, mode: str) -> None:
+    found = ws.searcher.search(SearchRequest(query, mode=mode, k=3))
     assert found.hits[0].path == "jobs/nightly.py"
+    assert found.hits[0].citation == Span(0, 0, 16, 48)  # the whole of `run`
     assert found.hits[0].retrieval.vector_surface == WHOLE
-    # The same words, not asked as a question, never read the whole-definition vector.
-    for mode in ("vector", "hybrid", "auto"):
-        plain = ws.searcher.search(SearchRequest(PHRASE, mode=mode, k=10))
-        assert all(h.retrieval.vector_surface != WHOLE for h in plain.hits), mode
+
+
+@pytest.mark.parametrize("query", [
+    "email_invoice_pdf_to_customers",  # a name
+    "email_invoice_pdf_to_customers(batch)",  # code
+    '"email invoice pdf"',  # a quoted text
+])
+@pytest.mark.parametrize("mode", ["vector", "hybrid"])
+def test_a_name_or_code_keeps_to_the_chunks_own_vectors(
+        ws: Workspace, query: str, mode: str) -> None:
+    found = ws.searcher.search(SearchRequest(query, mode=mode, k=10))
+    assert found.hits
+    assert all(h.retrieval.vector_surface != WHOLE for h in found.hits)
 
 
 def test_the_embedder_reads_further_when_asked() -> None:
