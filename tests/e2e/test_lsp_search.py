@@ -270,3 +270,41 @@ async def test_vector_table_deleted_under_a_running_server(start_server: StartFn
     again = valid(await s.search({"query": "read the yaml config file",
                                   "mode": "hybrid", "explain": True}))
     assert {h["retrieval"]["method"] for h in again["hits"]} == {"hybrid"}
+
+
+# A definition whose answer lies past the 128 tokens its code vector reads.
+LONG_JOB = ("def run(batch):\n"
+            + "".join(f"    step_{i} = prepare(batch, offset={i}, retries={i + 1})\n"
+                      for i in range(14))
+            + "    # Email each customer the invoice for the month, with the PDF attached.\n"
+            + "    return email_invoice_pdf_to_customers(batch)\n")
+
+
+async def test_a_phrase_reads_definitions_whole_and_a_name_does_not(
+        start_server: StartFn, tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", {
+        "jobs/nightly.py": LONG_JOB,
+        "jobs/cleanup.py": "def sweep(folder):\n    for entry in folder.entries():\n"
+                           "        entry.remove_if_older_than(days=30)\n",
+        "jobs/report.py": "def chart(rows):\n    return plot_bar_chart(rows, title='weekly')\n",
+    })
+    s = await ready(start_server, [root], init_options={"embed": True})
+    await s.wait_embedded()
+    params = {"query": "email customers their monthly invoice", "mode": "vector", "k": 1,
+              "explain": True}
+    # The whole-definition vectors are embedded after the others: wait for them to serve.
+    deadline = asyncio.get_running_loop().time() + 60
+    while True:
+        hit = valid(await s.search(params))["hits"][0]
+        if hit["retrieval"]["vector_surface"] == "whole":
+            break
+        assert asyncio.get_running_loop().time() < deadline, hit["retrieval"]
+        await asyncio.sleep(0.5)
+    assert hit["path"] == "jobs/nightly.py" and hit["symbol"] == "run"
+    assert hit["location"]["range"] == {"start": {"line": 0, "character": 0},
+                                        "end": {"line": 16, "character": 48}}
+    for mode in ("vector", "hybrid"):
+        named = valid(await s.search({"query": "email_invoice_pdf_to_customers", "mode": mode,
+                                      "explain": True}))
+        assert named["hits"], mode
+        assert all(h["retrieval"]["vector_surface"] != "whole" for h in named["hits"]), mode
