@@ -248,6 +248,17 @@ class Searcher:
         if parsed.is_exact:
             words = (parsed.exact_text.lower(),)
         candidates = self._candidates(plan, lex, vec)
+        if plan == "vector" and vec is not None:
+            whole = _reads_whole(intent, parsed, asks)
+            while len(candidates) < req.k and len(vec.ranked) + vec.stale >= window:
+                # The window held fewer definitions than were asked for (a long one has many
+                # chunks): read on. The store's order is total, so this only appends.
+                window *= 2
+                wider = self._vector_arm(req, parsed.text, filters, window, meta, whole)
+                if wider is None:
+                    break
+                vec, candidates = wider, self._candidates(plan, lex, wider)
+            _check(stop)
         if req.mode == "auto" and intent.name == "definition":
             _definition_first(candidates, intent.symbol)
         candidates = priors.apply(candidates, question=asks and intent.name not in _LOOKUPS)

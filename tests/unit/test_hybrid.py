@@ -503,3 +503,16 @@ def test_a_long_definition_is_one_vector_hit_at_its_best_chunk(
     assert (best.vector_rank, other.vector_rank) == (1, 2)
     assert best.vector_score is not None and other.vector_score is not None
     assert best.vector_score > other.vector_score
+
+
+def test_a_vector_answer_reads_on_until_it_holds_k_definitions(
+        long_definition: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A window of two chunks: the long definition's first two, the nearest to the query.
+    monkeypatch.setattr("search.window.FLOOR", 2)
+    monkeypatch.setattr("search.window.SPREAD", 1)
+    result = long_definition.searcher.search(SearchRequest(
+        "connect again after waiting longer each time", mode="vector", k=2, explain=True))
+    # Two definitions exist and two were asked for: the answer reads past the window.
+    assert [(h.path, h.title) for h in result.hits] == [
+        ("net/reconnect.py", "reconnect"), ("net/other.py", "slugify")]
+    assert [h.retrieval.vector_rank for h in result.hits] == [1, 2]
