@@ -248,11 +248,12 @@ class Searcher:
         if parsed.is_exact:
             words = (parsed.exact_text.lower(),)
         candidates = self._candidates(plan, lex, vec)
-        if plan == "vector" and vec is not None:
+        if plan in ("vector", "hybrid") and vec is not None:
             whole = _reads_whole(intent, parsed, asks)
             while len(candidates) < req.k and len(vec.ranked) + vec.stale >= window:
                 # The window held fewer definitions than were asked for (a long one has many
-                # chunks): read on. The store's order is total, so this only appends.
+                # chunks): the vector arm reads on. The store's order is total, so the arm's
+                # ranks so far stay; it only appends.
                 window *= 2
                 wider = self._vector_arm(req, parsed.text, filters, window, meta, whole)
                 if wider is None:

@@ -516,3 +516,15 @@ def test_a_vector_answer_reads_on_until_it_holds_k_definitions(
     assert [(h.path, h.title) for h in result.hits] == [
         ("net/reconnect.py", "reconnect"), ("net/other.py", "slugify")]
     assert [h.retrieval.vector_rank for h in result.hits] == [1, 2]
+
+
+def test_a_hybrid_answer_reads_on_until_it_holds_k_definitions(
+        long_definition: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("search.window.FLOOR", 2)
+    monkeypatch.setattr("search.window.SPREAD", 1)
+    # No word of it in `slugify`: only the vector arm, read past its window, finds it.
+    result = long_definition.searcher.search(SearchRequest(
+        "zebra quokka handshake", mode="hybrid", k=2, explain=True))
+    assert [(h.path, h.title) for h in result.hits] == [
+        ("net/reconnect.py", "reconnect"), ("net/other.py", "slugify")]
+    assert result.hits[1].retrieval.lexical_rank is None
