@@ -33,7 +33,9 @@ from indexing.discover import (
 from indexing.extract import LANGUAGE_HEAD_CHARS, extract, text_chunks
 from indexing.pool import pool_context
 from indexing.records import Extraction
+from indexing.schema import SCHEMA_VERSION
 from indexing.store import FileState, FileWrite, IndexWriter
+from indexing.store.interface import EXTRACTED_BY_KEY
 from indexing.store.refs import pack_refs
 from indexing.store.texts import pack_text
 from indexing.text import decode
@@ -318,8 +320,10 @@ class Indexer:
         gone = {p: s for p, s in states.items() if p not in seen}
         languages = json.dumps(self.languages)
         recorded = self.store.meta_value(_LANGUAGES_KEY)
-        # Another `languages` setting may read any file in another language: extract them all.
-        reextract = (recorded or "[]") != languages
+        # Another `languages` setting may read any file in another language, and another
+        # version's extraction cut other chunks: extract them all.
+        extracted_by = self.store.extracted_by()
+        reextract = (recorded or "[]") != languages or extracted_by != SCHEMA_VERSION
         work = self._plan(found.candidates, states, gone, summary, reread, reextract,
                           baseline)
         for done, total in self._write_steps(work, summary):
@@ -334,6 +338,8 @@ class Indexer:
         self.store.set_meta(SKIPS_META_KEY, json.dumps(summary.skips_json()))
         if recorded != languages:
             self.store.set_meta(_LANGUAGES_KEY, languages)
+        if extracted_by != SCHEMA_VERSION:
+            self.store.set_meta(EXTRACTED_BY_KEY, str(SCHEMA_VERSION))
         summary.seconds = time.perf_counter() - started
 
     def _plan(

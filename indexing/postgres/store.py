@@ -41,7 +41,7 @@ from indexing.records import Extraction, Ref, Span, Symbol, chunk_id_for, text_h
 from indexing.store.catalog import FileState, Stats
 from indexing.store.connection import StoreError
 from indexing.store.embed_cache import FILE_HEAD_CHARS, EmbeddingSource, FileHead
-from indexing.store.interface import Capabilities
+from indexing.store.interface import EXTRACTED_BY_KEY, Capabilities
 from indexing.store.refs import FileRow, RefKey, RefRow
 from indexing.store.rows import SYMBOL_COLUMNS, ChunkRow, SymbolRow, chunk_from, symbol_from
 from indexing.store.writes import FileWrite
@@ -286,6 +286,13 @@ class PgStore:
         r = self.execute("SELECT id, path, size, mtime_ns, hash FROM kebab.files "
                          "WHERE repo = %s AND path = %s", (self.repo, path)).fetchone()
         return FileState(r[0], r[1], r[2], r[3], r[4]) if r else None
+
+    def extracted_by(self) -> int | None:
+        """What the indexer recorded: a team index outlives upgrades (its own schema version
+        changes only with its tables), so a repository indexed by a release that cut other
+        chunks is extracted again on its next `kebab index`, not left as it was."""
+        value = self.meta_value(EXTRACTED_BY_KEY)
+        return int(value) if value and value.isdigit() else None
 
     def meta_value(self, key: str) -> str | None:
         r = self.execute("SELECT value FROM kebab.meta WHERE repo = %s AND key = %s",

@@ -51,6 +51,11 @@ class Catalog(StoreConnection):
         ).fetchone()
         return FileState(r[0], r[1], r[2], r[3], r[4]) if r else None
 
+    def extracted_by(self) -> int:
+        """This version's: an index file of another schema version is rebuilt whole when it
+        is opened (`indexing.store`), so what it holds was extracted by this one."""
+        return SCHEMA_VERSION
+
     def stats(self) -> Stats:
         conn = self.conn
 

@@ -53,6 +53,10 @@ SQLITE = Capabilities(backend="sqlite", score_kind="bm25_normalized", raw_syntax
                       refs=True, vectors=True)
 
 
+#: The meta key a store that outlives a schema version (a team index) records `extracted_by` in.
+EXTRACTED_BY_KEY = "extracted_by_schema"
+
+
 class IndexWriter(Protocol):
     """What `Indexer` writes through: file states to plan against, and batches of whole
     files (all of a batch lands, or none of it)."""
@@ -62,6 +66,12 @@ class IndexWriter(Protocol):
     def file_states(self) -> dict[str, FileState]: ...
 
     def file_state(self, path: str) -> FileState | None: ...
+
+    def extracted_by(self) -> int | None:
+        """The `SCHEMA_VERSION` whose extraction (symbols, chunks, refs) the stored files
+        hold, None when unknown: a file whose content did not change is not re-extracted, so
+        an index that outlives a change of extraction must say so."""
+        ...
 
     def meta_value(self, key: str) -> str | None: ...
 

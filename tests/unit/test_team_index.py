@@ -19,6 +19,7 @@ from indexing.postgres.grants import grant, revoke
 from indexing.postgres.store import PgStore, TeamStoreBusy, TeamStoreError
 from indexing.postgres.team_index import index_repository
 from indexing.settings import Settings
+from indexing.store.interface import EXTRACTED_BY_KEY
 from kebab_lsp.cli import main
 from kebab_lsp.team import TeamWorkspace
 from kebab_lsp.workspace import Workspace
@@ -208,6 +209,33 @@ def test_an_explicit_vector_request_fails_in_the_engine_too(
         assert auto.hits and any("read without vectors" in w for w in auto.meta.warnings)
     finally:
         team.close()
+
+
+@pytest.mark.parametrize("recorded", ["14", None])  # the release before, or none recorded
+def test_a_repository_extracted_by_another_version_is_extracted_again(
+        pg_cluster: PgCluster, pg_database: str, sample_repo: Path, recorded: str | None,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    url = pg_cluster.url(pg_database, OWNER)
+    team = ["--store", url, "--repo", "app", "--no-embed", "--json"]
+    assert main(["index", str(sample_repo), *team]) == 0
+    capsys.readouterr()
+    with psycopg.connect(url, autocommit=True) as conn:
+        # What an older release left: other chunks, and its version (or none) on record.
+        conn.execute("UPDATE kebab.chunks SET text = 'cut by an older release' "
+                     "WHERE repo = 'app'")
+        conn.execute("DELETE FROM kebab.meta WHERE repo = 'app' AND key = %s",
+                     (EXTRACTED_BY_KEY,))
+        if recorded is not None:
+            conn.execute("INSERT INTO kebab.meta(repo, key, value) VALUES ('app', %s, %s)",
+                         (EXTRACTED_BY_KEY, recorded))
+    assert main(["index", str(sample_repo), *team]) == 0
+    assert json.loads(capsys.readouterr().out)["changed"] == 6  # no file changed on disk
+    with psycopg.connect(url, autocommit=True) as conn:
+        stale = conn.execute("SELECT count(*) FROM kebab.chunks WHERE repo = 'app' "
+                             "AND text = 'cut by an older release'").fetchone()
+    assert stale == (0,)
+    assert main(["index", str(sample_repo), *team]) == 0
+    assert json.loads(capsys.readouterr().out)["unchanged"] == 6  # once is enough
 
 
 def _both_indexes(root: Path, url: str, tmp_path: Path) -> tuple[Workspace, TeamWorkspace]:
