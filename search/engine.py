@@ -101,7 +101,7 @@ def _reads_whole(intent: Intent, parsed: ParsedQuery, asks: bool) -> bool:
     it shares with a chunk are that chunk's own."""
     if asks:
         return True
-    if intent.name in _LOOKUPS or intent.name == "usage":
+    if intent.name in _LOOKUPS:
         return False
     return intent.name == "concept" or reads_as_sentence(parsed)
 
@@ -232,10 +232,10 @@ class Searcher:
             timing["lexical_ms"] = _ms(t0)
         _check(stop)
         vec: vector.VectorResult | None = None
+        whole = _reads_whole(intent, parsed, asks)  # as the query reads now: code may be words
         if plan in ("vector", "hybrid"):
             t0 = time.perf_counter()
-            vec = self._vector_arm(req, parsed.text, filters, window, meta,
-                                   _reads_whole(intent, parsed, asks))
+            vec = self._vector_arm(req, parsed.text, filters, window, meta, whole)
             timing["vector_ms"] = _ms(t0)
             if vec is None:  # auto, and the vector side failed: the lexical answer stands
                 plan = "lexical"
@@ -248,18 +248,19 @@ class Searcher:
         if parsed.is_exact:
             words = (parsed.exact_text.lower(),)
         candidates = self._candidates(plan, lex, vec)
-        if plan in ("vector", "hybrid") and vec is not None:
-            whole = _reads_whole(intent, parsed, asks)
-            while len(candidates) < req.k and len(vec.ranked) + vec.stale >= window:
-                # The window held fewer definitions than were asked for (a long one has many
-                # chunks): the vector arm reads on. The store's order is total, so the arm's
-                # ranks so far stay; it only appends.
-                window *= 2
-                wider = self._vector_arm(req, parsed.text, filters, window, meta, whole)
-                if wider is None:
-                    break
-                vec, candidates = wider, self._candidates(plan, lex, wider)
+        while (plan in ("vector", "hybrid") and vec is not None and len(candidates) < req.k
+               and len(vec.ranked) + vec.stale >= window):
+            # The window held fewer definitions than were asked for (a long one has many
+            # chunks): the vector arm reads on. The store's order is total, so the arm's
+            # ranks so far stay; it only appends.
             _check(stop)
+            window *= 2
+            t0 = time.perf_counter()
+            wider = self._vector_arm(req, parsed.text, filters, window, meta, whole)
+            timing["vector_ms"] += _ms(t0)
+            if wider is None:
+                break
+            vec, candidates = wider, self._candidates(plan, lex, wider)
         if req.mode == "auto" and intent.name == "definition":
             _definition_first(candidates, intent.symbol)
         candidates = priors.apply(candidates, question=asks and intent.name not in _LOOKUPS)

@@ -505,11 +505,17 @@ def test_a_long_definition_is_one_vector_hit_at_its_best_chunk(
     assert best.vector_score > other.vector_score
 
 
-def test_a_vector_answer_reads_on_until_it_holds_k_definitions(
-        long_definition: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A window of two chunks: the long definition's first two, the nearest to the query.
+@pytest.fixture
+def two_chunk_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every channel reads two chunks before it groups them by definition."""
     monkeypatch.setattr("search.window.FLOOR", 2)
     monkeypatch.setattr("search.window.SPREAD", 1)
+
+
+@pytest.mark.usefixtures("two_chunk_window")
+def test_a_vector_answer_reads_on_until_it_holds_k_definitions(
+        long_definition: Workspace) -> None:
+    # The two chunks read first are the long definition's, the nearest to the query.
     result = long_definition.searcher.search(SearchRequest(
         "connect again after waiting longer each time", mode="vector", k=2, explain=True))
     # Two definitions exist and two were asked for: the answer reads past the window.
@@ -518,10 +524,9 @@ def test_a_vector_answer_reads_on_until_it_holds_k_definitions(
     assert [h.retrieval.vector_rank for h in result.hits] == [1, 2]
 
 
+@pytest.mark.usefixtures("two_chunk_window")
 def test_a_hybrid_answer_reads_on_until_it_holds_k_definitions(
-        long_definition: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("search.window.FLOOR", 2)
-    monkeypatch.setattr("search.window.SPREAD", 1)
+        long_definition: Workspace) -> None:
     # No word of it in `slugify`: only the vector arm, read past its window, finds it.
     result = long_definition.searcher.search(SearchRequest(
         "zebra quokka handshake", mode="hybrid", k=2, explain=True))
