@@ -39,7 +39,10 @@ from indexing.text import FTS_TOKENIZER
 # 15: a long definition's first chunk starts at its decorators (Python) or attributes (Rust)
 #     and holds the line that names it (`indexing.extract.syntax_windows`): it had been
 #     `@classmethod` alone.
-SCHEMA_VERSION = 15
+# 16: a body on the lines below its header (Python's, Lua's, Ruby's indented blocks) starts
+#     with the header (`indexing.extract.syntax_windows`): a long function's or class's first
+#     chunk had been its `def` or `class` line alone, its docstring and body in the next.
+SCHEMA_VERSION = 16
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for
 #: another version (`indexing.store.carry`): since 8, `embed_cache` holds (model, embedded-text

@@ -5,7 +5,8 @@ A chunk is valid when every multi-line named node it touches either lies wholly 
 wholly holds it: it may be a whole statement or several, or a part of a function's body, but
 never the end of one statement and the start of the next one's lines. A node starts with the
 comments directly above it (they belong to it), and a node that starts on the same line as
-its parent starts where its parent does (the body whose brace opens on a class's line).
+its parent starts where its parent does (the body whose brace opens on a class's line), as
+does a body on the lines below its header (Python's indented block).
 
 For each boundary between two lines, the innermost node spanning it is all that matters:
 the chunk on either side must lie inside it. So a run of lines is cut greedily: each window
@@ -161,7 +162,11 @@ class _Boundaries:
             top = known
         for step in path:
             self._tops[step.id] = top
-        return min(_leading_comments(node), _leading_comments(top))
+        first = min(_leading_comments(node), _leading_comments(top))
+        parent = node.parent
+        if parent is not None and _is_body(node, parent):  # not its first statement
+            first = min(first, self._first_row(parent))
+        return first
 
     def _commented(self, row: int, width: int) -> tuple[int, int] | None:
         """A multi-line node whose comments (decorators, attributes) above it end on `row`: it
@@ -186,6 +191,16 @@ class _Boundaries:
         if end_row(after) <= after.start_point.row:
             return None
         return self._first_row(after), end_row(after)
+
+
+def _is_body(node: Node, parent: Node) -> bool:
+    """Whether `node` is the body of `parent` (its `body` field, the name grammars give the
+    block a definition or loop opens). A body on the lines below its header (Python's and
+    Lua's indented blocks, Ruby's) belongs to that header as a brace body opening on the
+    header's line does: cut off, every long Python function's first chunk was its `def` line
+    alone, and a class's its `class` line, with the docstring and body in the next chunk."""
+    body = parent.child_by_field_name("body")
+    return body is not None and body.id == node.id
 
 
 def _constrains(node: Node, row: int) -> bool:

@@ -100,17 +100,17 @@ def test_python_chunks() -> None:
 
 
 def test_long_definition_is_split_between_its_statements() -> None:
-    # Its header is a chunk of its own: one holding the signature and the first statements
-    # would hold part of the body while reaching outside it (tests/unit/test_syntax_chunks).
+    # The indented body belongs to its header (as a brace body on the header's line does), so
+    # the first chunk holds the signature and the first statements; the rest is cut between
+    # statements (tests/unit/test_syntax_chunks).
     body = "\n".join(f"    x{i} = {i}" for i in range(100))
     text = f"def big():\n{body}\n    return 0\n"
     ex = run("big.py", text)
     assert spans(ex) == [
-        ("definition", 0, 0, 0, "big"),
-        ("definition", 1, 60, 0, "big"),
-        ("definition", 61, 101, 0, "big"),
+        ("definition", 0, 59, 0, "big"),
+        ("definition", 60, 101, 0, "big"),
     ]
-    assert ex.chunks[1].text.startswith("    x0 = 0")
+    assert ex.chunks[0].text.startswith("def big():\n    x0 = 0\n")
 
 
 def test_long_class_keeps_only_lines_outside_its_methods() -> None:
@@ -121,11 +121,9 @@ def test_long_class_keeps_only_lines_outside_its_methods() -> None:
     )
     ex = run("big.py", text)
     assert spans(ex) == [
-        ("definition", 0, 0, 0, "Big"),
-        ("definition", 1, 2, 0, "Big"),
-        ("definition", 4, 4, 2, "Big.long"),
-        ("definition", 5, 64, 2, "Big.long"),
-        ("definition", 65, 75, 2, "Big.long"),
+        ("definition", 0, 2, 0, "Big"),  # its header, doc and the lines before a method
+        ("definition", 4, 63, 2, "Big.long"),
+        ("definition", 64, 75, 2, "Big.long"),
         ("definition", 77, 78, 3, "Big.small"),
         ("definition", 79, 79, 0, "Big"),
     ]

@@ -54,7 +54,8 @@ def cut_nodes(lang: str, text: str, ex: Extraction) -> list[str]:
     """Every (chunk, node) where the chunk holds part of a multi-line named node and reaches
     past it. A node starts with the comments (and decorators, attributes) directly above the
     line it starts on: they belong to what starts there (a class, and the body whose brace
-    opens on its line). A node of nothing but whitespace (a paragraph break) is no construct."""
+    opens on its line). A body starts with its header, on that line or above (Python's
+    indented block). A node of nothing but whitespace (a paragraph break) is no construct."""
     root = get_parser(lang).parse(text.encode("utf-8")).root_node
     assert not root.has_error, "the sample is meant to be valid, realistic code"
     spans: list[tuple[int, int, str]] = []
@@ -62,8 +63,11 @@ def cut_nodes(lang: str, text: str, ex: Extraction) -> list[str]:
     while stack:
         node, outer_first = stack.pop()
         first = leading_comments_row(node)
-        if node.parent is not None and node.start_point.row == node.parent.start_point.row:
-            first = min(first, outer_first)  # a line's comments go with all that starts on it
+        parent = node.parent
+        if parent is not None and (node.start_point.row == parent.start_point.row
+                                   or node == parent.child_by_field_name("body")):
+            first = min(first, outer_first)  # a line's comments go with all that starts on
+            # it, and a body below its header goes with the header
         last = end_row(node)
         whitespace = not node.child_count and not (node.text or b"").strip()
         if node.is_named and last > node.start_point.row and not whitespace:
@@ -121,3 +125,25 @@ def test_a_long_definitions_first_chunk_holds_its_decorators_with_its_signature(
     first = _first_chunk_lines(ex, text, name)
     assert first[0].strip() in ("@classmethod", "/// Decodes one byte."), first[:3]
     assert any(f"fn {name}" in line or f"def {name}" in line for line in first), first[:5]
+
+
+@pytest.mark.parametrize("path, name, header, body_line", [
+    ("long.py", "total", "def total(values):", "    {step}"),
+    ("widget.py", "Widget", "class Widget(Base):", "    def m{i}(self):\n        return {i}\n"),
+    ("long.rb", "total", "def total(values)", "  {step}"),
+    ("long.lua", "total", "function total(values)", "  {step}"),
+])
+def test_a_long_definitions_first_chunk_holds_the_start_of_its_body(
+        path: str, name: str, header: str, body_line: str) -> None:
+    # An indented body starts on the line below its header; it belongs to the header as a
+    # brace body on the header's line does. The first chunk (summary and whole-definition
+    # vectors, a hit's snippet) must read the doc and the first statements, not the header
+    # line alone.
+    doc = {"py": '    """Adds the frobnicated values."""', "rb": "  # Adds the frobnicated values.",
+           "lua": "  -- Adds the frobnicated values."}[path.rsplit(".", 1)[1]]
+    body = "\n".join(body_line.format(i=i, step=f"x{i} = compute({i})") for i in range(70))
+    end = {"py": "", "rb": "end\n", "lua": "end\n"}[path.rsplit(".", 1)[1]]
+    text = f"{header}\n{doc}\n{body}\n{end}"
+    ex = run(path, text)
+    first = _first_chunk_lines(ex, text, name)
+    assert first[:2] == [header, doc], first[:3]
