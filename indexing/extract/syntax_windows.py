@@ -164,7 +164,7 @@ class _Boundaries:
             self._tops[step.id] = top
         first = min(_leading_comments(node), _leading_comments(top))
         parent = node.parent
-        if parent is not None and _is_body(node, parent):  # not its first statement
+        if parent is not None and _is_body(node):  # not its first statement
             first = min(first, self._first_row(parent))
         return first
 
@@ -193,12 +193,23 @@ class _Boundaries:
         return self._first_row(after), end_row(after)
 
 
-def _is_body(node: Node, parent: Node) -> bool:
-    """Whether `node` is the body of `parent` (its `body` field, the name grammars give the
-    block a definition or loop opens). A body on the lines below its header (Python's and
-    Lua's indented blocks, Ruby's) belongs to that header as a brace body opening on the
-    header's line does: cut off, every long Python function's first chunk was its `def` line
-    alone, and a class's its `class` line, with the docstring and body in the next chunk."""
+#: Nodes that hold all the statements of the body they sit in (Go's and Swift's braces hold
+#: one of these, not the statements themselves): they go with the body's header too.
+_STATEMENT_LISTS = frozenset({"statement_list", "statements"})
+
+
+def _is_body(node: Node) -> bool:
+    """Whether `node` is the body of its parent (its `body` field, the name grammars give the
+    block a definition or loop opens), or the statement list a body holds. A body on the lines
+    below its header (Python's, Lua's and Ruby's indented blocks, or after a signature over
+    several lines) belongs to that header as a brace body opening on the header's line does:
+    cut off, every long Python function's first chunk was its `def` line alone, a class's its
+    `class` line, and a Go function's its signature, the doc and body in the next chunk."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if node.type in _STATEMENT_LISTS and _is_body(parent):
+        return True
     body = parent.child_by_field_name("body")
     return body is not None and body.id == node.id
 

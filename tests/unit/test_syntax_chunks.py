@@ -50,6 +50,16 @@ def leading_comments_row(node: Node) -> int:
     return row
 
 
+def is_body(node: Node) -> bool:
+    """A body (a `body` field, or the statement list one holds, as Go's `statement_list`)
+    goes with its header however many lines below it starts."""
+    parent = node.parent
+    if parent is None:
+        return False
+    return (node == parent.child_by_field_name("body")
+            or (node.type in ("statement_list", "statements") and is_body(parent)))
+
+
 def cut_nodes(lang: str, text: str, ex: Extraction) -> list[str]:
     """Every (chunk, node) where the chunk holds part of a multi-line named node and reaches
     past it. A node starts with the comments (and decorators, attributes) directly above the
@@ -65,7 +75,7 @@ def cut_nodes(lang: str, text: str, ex: Extraction) -> list[str]:
         first = leading_comments_row(node)
         parent = node.parent
         if parent is not None and (node.start_point.row == parent.start_point.row
-                                   or node == parent.child_by_field_name("body")):
+                                   or is_body(node)):
             first = min(first, outer_first)  # a line's comments go with all that starts on
             # it, and a body below its header goes with the header
         last = end_row(node)
@@ -147,3 +157,22 @@ def test_a_long_definitions_first_chunk_holds_the_start_of_its_body(
     ex = run(path, text)
     first = _first_chunk_lines(ex, text, name)
     assert first[:2] == [header, doc], first[:3]
+
+
+@pytest.mark.parametrize("path, header, statement, end", [
+    ("long.ts", "export function total(\n  values: number[],\n  scale: number,\n): number {",
+     "  const x{i} = compute({i});", "}"),
+    ("long.go", "func total(\n\tvalues []int,\n\tscale int,\n) int {", "\tx{i} := compute({i})",
+     "\treturn 0\n}"),
+])
+def test_a_multi_line_signature_and_the_first_statements_are_one_chunk(
+        path: str, header: str, statement: str, end: str) -> None:
+    # The body opens on the signature's last line, not its first: it still belongs to the
+    # signature. The first chunk had been the signature without its closing line, then the
+    # `): number {` line alone (a chunk with no words), then the body.
+    body = "\n".join(statement.format(i=i) for i in range(70))
+    text = ("package p\n\n" if path.endswith(".go") else "") + f"{header}\n{body}\n{end}\n"
+    ex = run(path, text)
+    first = _first_chunk_lines(ex, text, "total")
+    head = header.split("\n")
+    assert first[:len(head) + 1] == [*head, statement.format(i=0)], first[:6]
