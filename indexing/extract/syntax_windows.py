@@ -6,15 +6,16 @@ wholly holds it: it may be a whole statement or several, or a part of a function
 never the end of one statement and the start of the next one's lines. A node starts with the
 comments directly above it (they belong to it), and a node that starts on the same line as
 its parent starts where its parent does (the body whose brace opens on a class's line), as
-does a body on the lines below its header (Python's indented block).
+does a body on the lines below its header (Python's indented block, or the body after a
+signature over several lines).
 
 For each boundary between two lines, the innermost node spanning it is all that matters:
 the chunk on either side must lie inside it. So a run of lines is cut greedily: each window
 reaches as far as the size limits allow, then back to the last line after which a cut is
-valid. Splitting a large definition this way keeps its header (signature, decorators, the
-line that opens its body) a chunk of its own when the body must be cut, and cuts the body
-between its statements; a node with no such line (a huge string) is cut inside itself, which
-is valid too. Only when no valid cut exists within four times the limits (a single
+valid. Splitting a large definition this way keeps its header (decorators, signature, doc)
+with as many of its first statements as fit, and cuts the rest of the body between its
+statements; a node with no such line (a huge string) is cut inside itself, which is valid
+too. Only when no valid cut exists within four times the limits (a single
 construct that large, with nothing inside to cut between) is a window cut where it must be.
 
 No overlap between windows is needed: nothing is cut in half. The limits are read from
