@@ -308,3 +308,24 @@ async def test_a_phrase_reads_definitions_whole_and_a_name_does_not(
                                       "explain": True}))
         assert named["hits"], mode
         assert all(h["retrieval"]["vector_surface"] != "whole" for h in named["hits"]), mode
+
+
+async def test_a_long_class_is_cited_from_its_class_line_with_its_docstring(
+        start_server: StartFn, tmp_path: Path) -> None:
+    # Too long for one chunk, the class is cut between its members; its first chunk (the hit
+    # for its docstring's words) holds the `class` line with the docstring below it, not the
+    # docstring alone, cited from line 3 rather than from line 4.
+    methods = "".join(f"\n    def step_{i}(self):\n        return self.apply({i})\n"
+                      for i in range(30))
+    root = write_tree(tmp_path / "ws", {"billing/ledger.py": (
+        "import decimal\n\n\n"
+        "class Ledger(Book):\n"
+        '    """Reconciles monthly invoices against received payments."""\n\n'
+        "    currency = 'EUR'\n" + methods)})
+    s = await ready(start_server, [root])
+    found = valid(await s.search({"query": "reconciles invoices against payments",
+                                  "mode": "lexical", "k": 1}))
+    hit = found["hits"][0]
+    assert hit["symbol"] == "Ledger"
+    assert hit["location"]["range"] == {"start": {"line": 3, "character": 0},
+                                        "end": {"line": 6, "character": 20}}
