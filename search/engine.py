@@ -261,8 +261,9 @@ class Searcher:
             if wider is None:
                 break
             vec, candidates = wider, self._candidates(plan, lex, wider)
-        if req.mode == "auto" and intent.name == "definition":
-            _definition_first(candidates, intent.symbol)
+        named = _named_definition(req, intent, parsed)
+        if named:
+            _definition_first(candidates, named)
         candidates = priors.apply(candidates, question=asks and intent.name not in _LOOKUPS)
         hits: list[Hit] = []
         seen: set[tuple[str, Span]] = set()
@@ -527,6 +528,19 @@ def _by_definition(vec: vector.VectorResult) -> list[Candidate]:
                              Retrieval("vector", vector_score=round(best.score, 6),
                                        vector_rank=f.vector_rank, vector_surface=best.surface)))
     return out
+
+
+def _named_definition(req: SearchRequest, intent: Intent, parsed: ParsedQuery) -> str | None:
+    """The symbol a query names, whose definition its hits put first, in every mode: a mode
+    the request sets picks the channels that find hits, not how they rank (`search.priors`).
+    An identifier asked in `lexical` mode had its definition below shorter chunks that merely
+    mention the name (bm25 weighs a match by the length of the chunk it is in)."""
+    if intent.name == "definition":
+        return intent.symbol
+    if req.mode == "auto" or req.intent != "auto":
+        return None
+    routed = route(parsed)
+    return routed.symbol if routed.name == "definition" else None
 
 
 def _definition_first(candidates: list[Candidate], symbol: str) -> None:

@@ -533,3 +533,42 @@ def test_a_hybrid_answer_reads_on_until_it_holds_k_definitions(
     assert [(h.path, h.title) for h in result.hits] == [
         ("net/reconnect.py", "reconnect"), ("net/other.py", "slugify")]
     assert result.hits[1].retrieval.lexical_rank is None
+
+
+THEMES = {
+    "style/theme.py": '"""Colour themes."""\n\n\nclass Theme:\n'
+                      '    """A named set of styles, looked up by name when text is drawn.\n\n'
+                      '    Styles are inherited from the default theme unless replaced; a theme\n'
+                      '    can be loaded from a config file and pushed on a stack of themes.\n'
+                      '    """\n\n'
+                      + "".join(f"    style_{i} = 'bold colour {i} on black background'\n"
+                                for i in range(12)),
+    "style/console.py": "".join(f"def use_theme_{i}(theme):\n    return Theme(theme)\n\n\n"
+                                for i in range(6)),
+}
+
+
+@pytest.fixture(scope="module")
+def themes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    base = tmp_path_factory.mktemp("themes")
+    for rel, text in THEMES.items():
+        (base / "repo" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (base / "repo" / rel).write_text(text)
+    ws = Workspace(base / "repo", Settings(index_dir=str(base / "idx"), workers=1))
+    ws.indexer.index()
+    ws.sync_vectors()
+    yield ws
+    ws.close()
+
+
+@pytest.mark.parametrize("mode", ["lexical", "hybrid", "vector", "auto"])
+def test_an_identifier_puts_its_definition_first_in_every_mode(themes: Workspace,
+                                                                mode: str) -> None:
+    # The class's chunk is long (its doc and fields); six short functions mention `Theme`.
+    # By bm25 alone they rank above it: the definition the name names comes first all the
+    # same, in a mode the request sets as in `auto`, and says why.
+    result = themes.searcher.search(SearchRequest("Theme", mode=mode, k=3, explain=True))
+    top = result.hits[0]
+    assert (top.path, top.symbol) == ("style/theme.py", "Theme")
+    assert "defines_query_case_exact" in [p.name for p in top.retrieval.priors]
+    assert len(result.hits) == 3
