@@ -329,3 +329,24 @@ async def test_a_long_class_is_cited_from_its_class_line_with_its_docstring(
     assert hit["symbol"] == "Ledger"
     assert hit["location"]["range"] == {"start": {"line": 3, "character": 0},
                                         "end": {"line": 6, "character": 20}}
+
+
+async def test_a_name_asked_in_lexical_mode_answers_with_its_definition_first(
+        start_server: StartFn, tmp_path: Path) -> None:
+    # The class's chunk is long; short functions that mention it rank above it by bm25. The
+    # mode the request set finds the hits; the definition the name names comes first.
+    fields = "".join(f"    style_{i} = 'bold colour {i} on black'\n" for i in range(10))
+    root = write_tree(tmp_path / "ws", {
+        "style/theme.py": "class Theme:\n    \"\"\"A named set of styles.\"\"\"\n\n" + fields,
+        "style/console.py": "".join(f"def use_theme_{i}(theme):\n    return Theme(theme)\n\n\n"
+                                    for i in range(5)),
+    })
+    s = await ready(start_server, [root])
+    found = valid(await s.search({"query": "Theme", "mode": "lexical", "k": 3,
+                                  "explain": True}))
+    assert found["meta"]["mode"] == "lexical"
+    top = found["hits"][0]
+    assert top["location"]["uri"].endswith("/style/theme.py")
+    assert top["location"]["range"] == {"start": {"line": 0, "character": 0},
+                                        "end": {"line": 12, "character": 38}}
+    assert "defines_query_case_exact" in [p["name"] for p in top["retrieval"]["priors"]]
