@@ -81,11 +81,10 @@ def test_fetch_with_backoff_gives_up():
 }
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    base = tmp_path_factory.mktemp("hybrid")
+def indexed(base: Path, files: dict[str, str]) -> Iterator[Workspace]:
+    """A workspace over `files` (under `base`/repo), indexed and embedded, closed after."""
     root = base / "repo"
-    for rel, text in CORPUS.items():
+    for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text.lstrip())
@@ -94,6 +93,11 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     ws.sync_vectors()
     yield ws
     ws.close()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    yield from indexed(tmp_path_factory.mktemp("hybrid"), CORPUS)
 
 
 def search(ws: Workspace, query: str, mode: str, k: int = 3, explain: bool = True) -> list[str]:
@@ -550,15 +554,7 @@ THEMES = {
 
 @pytest.fixture(scope="module")
 def themes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    base = tmp_path_factory.mktemp("themes")
-    for rel, text in THEMES.items():
-        (base / "repo" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (base / "repo" / rel).write_text(text)
-    ws = Workspace(base / "repo", Settings(index_dir=str(base / "idx"), workers=1))
-    ws.indexer.index()
-    ws.sync_vectors()
-    yield ws
-    ws.close()
+    yield from indexed(tmp_path_factory.mktemp("themes"), THEMES)
 
 
 @pytest.mark.parametrize("mode", ["lexical", "hybrid", "vector", "auto"])
