@@ -4,6 +4,7 @@ enough that a broken section or a wrong verdict would otherwise show up only aft
 from __future__ import annotations
 
 import math
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -317,3 +318,15 @@ def test_a_quality_goal_says_whether_its_gap_is_beyond_the_draw_of_questions() -
     assert "- nl: vector ≥ baseline dense: 0.500 vs 0.250 (Δ +0.250" in md
     assert "Where kebab loses: click nl: hybrid ≥ baseline hybrid: 0.700 vs 0.750 (Δ" in md
     assert "Goals met: 1 of 4; of the 3 missed, 1 by more than the noise of their set." in md
+
+
+def test_the_languages_child_loads_without_todays_search_or_indexing() -> None:
+    """The `languages` step runs `bench.measure_languages` as a child against an old
+    `indexing/` unpacked from git; a module-level import that reaches today's `search` failed
+    it in every `make bench` (ImportError on a name the old `indexing.records` lacks)."""
+    repo = Path(__file__).resolve().parents[2]
+    code = ("import sys; sys.modules['search'] = None; sys.modules['indexing'] = None; "
+            "import bench.measure_languages")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
