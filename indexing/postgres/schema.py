@@ -31,6 +31,9 @@ VISIBLE_REPOS = (
 #: Tables a granted role reads, each filtered by `VISIBLE_REPOS`.
 REPO_TABLES = ("repos", "meta", "files", "symbols", "chunks", "refs")
 
+#: The GIN indexes searches read (`DDL`): the words of chunks, the trigrams of file texts.
+GIN_INDEXES = ("kebab.chunks_tsv", "kebab.files_text_trgm")
+
 DDL = """
 CREATE SCHEMA IF NOT EXISTS kebab;
 CREATE EXTENSION IF NOT EXISTS pg_trgm;

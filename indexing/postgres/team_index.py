@@ -51,6 +51,8 @@ def update_repository(root: Path, url: str, repo: str, settings: Settings,
             summary = indexer.index(progress, rebuild=rebuild)
             if summary.new + summary.changed + summary.deleted > ANALYZE_AFTER_FILES:
                 store.analyze()
+            if summary.new + summary.changed:
+                store.merge_pending()
             if vectors is None or embedder is None or summary.cancelled:
                 return TeamIndexRun(summary)
             from indexing.postgres.team_vectors import sync_repository

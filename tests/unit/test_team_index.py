@@ -16,6 +16,7 @@ import kebab_lsp
 from bench.postgres_server import OWNER, READERS, PgCluster
 from indexing.filters import Filters
 from indexing.postgres.grants import grant, revoke
+from indexing.postgres.schema import GIN_INDEXES
 from indexing.postgres.store import PgStore, TeamStoreBusy, TeamStoreError
 from indexing.postgres.team_index import index_repository
 from indexing.settings import Settings
@@ -266,6 +267,24 @@ def test_a_large_write_refreshes_the_planners_statistics(
     monkeypatch.setattr(team_index, "ANALYZE_AFTER_FILES", 5)
     index_repository(sample_repo, url, "app", SETTINGS, rebuild=True)
     assert analyzed()
+
+
+def test_an_index_run_leaves_no_rows_in_the_gin_pending_lists(
+        pg_cluster: PgCluster, pg_database: str, sample_repo: Path) -> None:
+    """Rows a write leaves in a GIN index's pending list are read by every search, of every
+    repository, until they are merged: an index run merges them before it ends."""
+    url = pg_cluster.url(pg_database, OWNER)
+    PgStore.open(url, "app", create=True).close()
+    with psycopg.connect(url, autocommit=True) as conn:  # no autovacuum merging them for us
+        for table in ("files", "chunks"):
+            conn.execute(f"ALTER TABLE kebab.{table} SET (autovacuum_enabled = false)")
+    index_repository(sample_repo, url, "app", SETTINGS)
+    with psycopg.connect(url) as conn:
+        # The number of pending-list pages it merged: none were left to merge.
+        assert [conn.execute("SELECT gin_clean_pending_list(%s::regclass)", (index,)
+                             ).fetchone()[0] for index in GIN_INDEXES] == [0, 0]
+        assert conn.execute("SELECT count(*) FROM kebab.chunks WHERE repo = 'app'"
+                            ).fetchone()[0] > 0
 
 
 def test_ties_break_by_code_point_whatever_the_databases_collation(
