@@ -81,9 +81,12 @@ _OTHER_KIND_RANK = 5
 # The candidate scan stops after this many: past it, every tier is scanned on its own and the
 # total is one count of the last tier's regex.
 _FEW = 5000
-# Up to this many candidates, classifying each (a regex per tier on its line) is cheaper than
-# scanning every symbol once per earlier tier (measured on Django's 56k symbols).
-_CLASSIFY = 400
+# Classifying a candidate costs a regex per tier on its line; the other way costs a scan of
+# every symbol per tier before the last (whose matches are the candidates). Per earlier tier,
+# classifying is the cheaper up to about this many candidates: on Django's 56k symbols, a
+# flat 400 left fragments with 700 candidates at 27 ms where classifying took 18 ms
+# (docs/bench/report-2026-11-29c.md). A query with one tier classifies nothing.
+_CLASSIFY_PER_TIER = 375
 
 # Kinds that make a symbol a "top symbol" for the empty query when it is top-level.
 _TOP_KINDS = frozenset(
@@ -417,7 +420,7 @@ class SymbolMatcher:
         # and the last tier is read off the candidates, which are already in line order.
         candidates: list[int] = []
         if specs[-1].lines.scan(specs[-1].pattern, _FEW, set(), candidates):
-            if len(candidates) <= _CLASSIFY:
+            if len(candidates) <= _CLASSIFY_PER_TIER * (len(specs) - 1):
                 chosen = sorted(_classify(i, specs) for i in candidates)
                 return self._result(chosen[:limit], len(candidates))
             return self._by_tier_scans(specs, limit, compile_, name, layout, candidates)

@@ -308,8 +308,9 @@ def test_many_candidates_rank_as_classifying_each_would(monkeypatch: pytest.Monk
     matcher = SymbolMatcher(rows)
     queries = ("us", "gUI", "sj", "setuser", "x", "e", "Us")
     limits = (1, 30, 500, 10_000)
+    monkeypatch.setattr(symbols, "_CLASSIFY_PER_TIER", 10)
     fast = {(q, k): matcher.match(q, k) for q in queries for k in limits}
-    monkeypatch.setattr(symbols, "_CLASSIFY", 10**9)
+    monkeypatch.setattr(symbols, "_CLASSIFY_PER_TIER", 10**9)
     for (q, k), got in fast.items():
         want = matcher.match(q, k)
         assert [(m.row.id, m.tier, m.score) for m in got.items] == [
@@ -323,7 +324,7 @@ def test_scan_path_agrees_with_classifying_path() -> None:
         sym(a + b.title() + c, line=i)
         for i, (a, b, c) in enumerate(itertools.product(words, words, ["", "_x", "Y"]))
     ]
-    rows = rows * 40  # 5880 rows: above the classify threshold
+    rows = rows * 40  # 5880 rows: "us" and "x" find more candidates than are classified
     small = SymbolMatcher(rows[:147])
     big = SymbolMatcher(rows)
     for query in ("us", "gUI", "sj", "setuser", "x"):
