@@ -84,7 +84,7 @@ _FEW = 5000
 # Classifying a candidate costs a regex per tier on its line; the other way costs a scan of
 # every symbol per tier before the last (whose matches are the candidates). Per earlier tier,
 # classifying is the cheaper up to about this many candidates: on Django's 56k symbols, a
-# flat 400 left fragments with 700 candidates at 27 ms where classifying took 18 ms
+# flat 400 left a fragment with 692 candidates at 27 ms where classifying takes 15 ms
 # (docs/bench/report-2026-11-29c.md). A query with one tier classifies nothing.
 _CLASSIFY_PER_TIER = 375
 
