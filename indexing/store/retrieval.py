@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import apsw
@@ -13,6 +14,7 @@ import apsw
 from indexing.filters import Filters
 from indexing.lexical_query import LexicalQuery, fts5_expression
 from indexing.schema import FTS_WEIGHTS
+from indexing.store import split_rank
 from indexing.store.connection import StoreConnection, StoreError
 from indexing.store.rows import (
     CHUNK_COLUMNS_NO_TEXT,
@@ -40,6 +42,9 @@ def exact_trigrams(needle: str) -> list[str]:
         return distinct
     step = len(distinct) / MAX_EXACT_TRIGRAMS
     return [distinct[int(i * step)] for i in range(MAX_EXACT_TRIGRAMS)]
+
+
+_RANK_SQL = f"bm25(chunks_fts, {', '.join(str(w) for w in FTS_WEIGHTS)})"
 
 
 class QuerySyntaxError(StoreError):
@@ -71,6 +76,14 @@ def _filter_sql(filters: Filters) -> tuple[str, list[Any]]:
 
 
 class Retrieval(StoreConnection):
+    def __init__(self, index_dir: Path) -> None:
+        self._rank_splitter = split_rank.RankSplitter()  # before opening: a rebuild closes
+        super().__init__(index_dir)
+
+    def close(self) -> None:
+        self._rank_splitter.stop()
+        super().close()
+
     def match_chunks(
         self, query: LexicalQuery, filters: Filters, limit: int, exclude: Iterable[int] = ()
     ) -> list[ChunkRow]:
@@ -80,30 +93,31 @@ class Retrieval(StoreConnection):
         excluded = set(exclude)
         try:
             if filters == Filters():
-                return self._match_unfiltered(expr, limit, excluded)
+                # An any-term query is the broad one (`split_rank`).
+                return self._match_unfiltered(expr, limit, excluded,
+                                              query.raw is None and query.op == "or")
             return self._match_filtered(expr, filters, limit, excluded)
         except apsw.SQLError as exc:
             raise QuerySyntaxError(str(exc)) from exc
 
-    def _match_unfiltered(self, expr: str, limit: int, excluded: set[int]) -> list[ChunkRow]:
+    def _match_unfiltered(self, expr: str, limit: int, excluded: set[int], split: bool
+                          ) -> list[ChunkRow]:
         with self.reading():
-            return self._match_unfiltered_read(expr, limit, excluded)
+            return self._match_unfiltered_read(expr, limit, excluded, split)
 
-    def _match_unfiltered_read(self, expr: str, limit: int, excluded: set[int]
+    def _match_unfiltered_read(self, expr: str, limit: int, excluded: set[int], split: bool
                                ) -> list[ChunkRow]:
         """Rank inside FTS5 alone, then join only the winners: joining every match first
         costs four times as much on broad queries. Rows tied with the last one kept are all
         fetched, so the tie-break by path and line sees every candidate. Both reads see one
         state of the index (`reading`), so a match without its chunk is damage, not a write
         that landed in between."""
-        rank_sql = f"bm25(chunks_fts, {', '.join(str(w) for w in FTS_WEIGHTS)})"
+        rank_sql = _RANK_SQL
         # Twice as many as needed: a tie at the cut then usually ends inside what was read,
         # and the second pass that scores every match again (45 ms for a 28,000-match query
         # on Django) is left for a tie that runs past it.
         read = 2 * (limit + len(excluded) + 1)
-        first = self.conn.execute(
-            f"SELECT rowid, {rank_sql} AS r FROM chunks_fts WHERE chunks_fts MATCH ? "
-            "ORDER BY r LIMIT ?", (expr, read)).fetchall()
+        first = self._best_matches(expr, read, split)
         ranked = [(rid, r) for rid, r in first if rid not in excluded]
         if len(ranked) > limit:
             boundary = ranked[limit - 1][1]
@@ -127,6 +141,40 @@ class Retrieval(StoreConnection):
             raise self.damaged_read(f"{len(ids) - len(rows)} full-text match(es) have no chunk")
         rows.sort(key=lambda c: (c.rank, c.path, c.start_line, c.chunk_id))
         return rows[:limit]
+
+    def _best_matches(self, expr: str, n: int, split: bool) -> list[tuple[int, float]]:
+        """The best `n` (rowid, bm25) of `expr`, best first, on this thread's open read
+        transaction; ranked in two halves at once on a large index (`split_rank`)."""
+        conn = self.conn
+        whole = (f"SELECT rowid, {_RANK_SQL} AS r FROM chunks_fts WHERE chunks_fts MATCH ? "
+                 "ORDER BY r LIMIT ?")
+        if not split:
+            return conn.execute(whole, (expr, n)).fetchall()
+        low, high = conn.execute("SELECT min(id), max(id) FROM chunks").fetchone()
+        if low is None or high - low < split_rank.MIN_SPLIT_ROWIDS:
+            return conn.execute(whole, (expr, n)).fetchall()
+        middle = (low + high + 1) // 2
+        here = self._read_state()
+        sql = (f"SELECT rowid, {_RANK_SQL} AS r FROM chunks_fts WHERE chunks_fts MATCH ? "
+               "AND rowid >= ? AND rowid < ? ORDER BY r LIMIT ?")
+        upper = self._rank_splitter.try_submit(lambda: self._upper_half(sql, expr, middle, n))
+        if upper is None:
+            return conn.execute(whole, (expr, n)).fetchall()
+        lower = conn.execute(sql, (expr, 0, middle, n)).fetchall()
+        there, rows = upper.result()
+        if there != here:  # a write landed between the two halves' reads
+            rows = conn.execute(sql, (expr, middle, 1 << 62, n)).fetchall()
+        return sorted([*lower, *rows], key=lambda m: (m[1], m[0]))[:n]
+
+    def _upper_half(self, sql: str, expr: str, middle: int, n: int
+                    ) -> tuple[tuple[int, str | None], list[tuple[int, float]]]:
+        """Run on the helper thread, in a read transaction of its own connection."""
+        with self.reading() as conn:
+            return self._read_state(), conn.execute(sql, (expr, middle, 1 << 62, n)).fetchall()
+
+    def _read_state(self) -> tuple[int, str | None]:
+        """Which database and which committed write this thread's transaction reads."""
+        return self.conn.generation, self.meta_value("lexical_version")
 
     def _match_filtered(
         self, expr: str, filters: Filters, limit: int, excluded: set[int]
