@@ -150,7 +150,10 @@ class Retrieval(StoreConnection):
                  "ORDER BY r LIMIT ?")
         if not split:
             return conn.execute(whole, (expr, n)).fetchall()
-        low, high = conn.execute("SELECT min(id), max(id) FROM chunks").fetchone()
+        # Two subqueries: SQLite reads one end of the rowid b-tree for a lone min() or max(),
+        # but scans the table for both in one SELECT (2.5 ms on Django).
+        low, high = conn.execute(
+            "SELECT (SELECT min(id) FROM chunks), (SELECT max(id) FROM chunks)").fetchone()
         if low is None or high - low < split_rank.MIN_SPLIT_ROWIDS:
             return conn.execute(whole, (expr, n)).fetchall()
         middle = (low + high + 1) // 2
