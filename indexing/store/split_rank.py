@@ -26,8 +26,8 @@ T = TypeVar("T")
 
 #: Below this many rowids the handoff costs more than the halving saves. Measured in-process,
 #: `kebab/search` lexical at k = 20: on Django (63,000 chunks; the bench's 100 queries) p95
-#: fell from 39 to 31 ms and p50 from 14.3 to 13.3; on rich and regex (1,600-1,700 chunks;
-#: their hand-written questions) p50 rose by 0.3-0.6 ms.
+#: fell from 33.4 to 27.2 ms and p50 from 10.7 to 9.8; on rich (1,700 chunks; its hand-written
+#: questions) p50 rose by 0.3 ms.
 MIN_SPLIT_ROWIDS = 20_000
 
 
