@@ -45,6 +45,12 @@ def exact_trigrams(needle: str) -> list[str]:
 
 
 _RANK_SQL = f"bm25(chunks_fts, {', '.join(str(w) for w in FTS_WEIGHTS)})"
+_BEST = (f"SELECT rowid, {_RANK_SQL} AS r FROM chunks_fts WHERE chunks_fts MATCH ? "
+         "ORDER BY r LIMIT ?")
+_BEST_IN = (f"SELECT rowid, {_RANK_SQL} AS r FROM chunks_fts WHERE chunks_fts MATCH ? "
+            "AND rowid >= ? AND rowid < ? ORDER BY r LIMIT ?")
+#: Above any rowid: the upper half's end.
+_NO_END = 1 << 62
 
 
 class QuerySyntaxError(StoreError):
@@ -112,7 +118,6 @@ class Retrieval(StoreConnection):
         fetched, so the tie-break by path and line sees every candidate. Both reads see one
         state of the index (`reading`), so a match without its chunk is damage, not a write
         that landed in between."""
-        rank_sql = _RANK_SQL
         # Twice as many as needed: a tie at the cut then usually ends inside what was read,
         # and the second pass that scores every match again (45 ms for a 28,000-match query
         # on Django) is left for a tie that runs past it.
@@ -123,8 +128,8 @@ class Retrieval(StoreConnection):
             boundary = ranked[limit - 1][1]
             if len(first) == read and first[-1][1] == boundary:  # the tie runs past the read
                 ranked = [(rid, r) for rid, r in self.conn.execute(
-                    f"SELECT rowid, {rank_sql} AS r FROM chunks_fts WHERE chunks_fts MATCH ? "
-                    f"AND {rank_sql} <= ? ORDER BY r", (expr, boundary)) if rid not in excluded]
+                    f"SELECT rowid, {_RANK_SQL} AS r FROM chunks_fts WHERE chunks_fts MATCH ? "
+                    f"AND {_RANK_SQL} <= ? ORDER BY r", (expr, boundary)) if rid not in excluded]
             else:
                 ranked = [(rid, r) for rid, r in ranked if r <= boundary]
         rank_of = dict(ranked)
@@ -146,34 +151,30 @@ class Retrieval(StoreConnection):
         """The best `n` (rowid, bm25) of `expr`, best first, on this thread's open read
         transaction; ranked in two halves at once on a large index (`split_rank`)."""
         conn = self.conn
-        whole = (f"SELECT rowid, {_RANK_SQL} AS r FROM chunks_fts WHERE chunks_fts MATCH ? "
-                 "ORDER BY r LIMIT ?")
         if not split:
-            return conn.execute(whole, (expr, n)).fetchall()
+            return conn.execute(_BEST, (expr, n)).fetchall()
         # Two subqueries: SQLite reads one end of the rowid b-tree for a lone min() or max(),
         # but scans the table for both in one SELECT (2.5 ms on Django).
         low, high = conn.execute(
             "SELECT (SELECT min(id) FROM chunks), (SELECT max(id) FROM chunks)").fetchone()
         if low is None or high - low < split_rank.MIN_SPLIT_ROWIDS:
-            return conn.execute(whole, (expr, n)).fetchall()
+            return conn.execute(_BEST, (expr, n)).fetchall()
         middle = (low + high + 1) // 2
         here = self._read_state()
-        sql = (f"SELECT rowid, {_RANK_SQL} AS r FROM chunks_fts WHERE chunks_fts MATCH ? "
-               "AND rowid >= ? AND rowid < ? ORDER BY r LIMIT ?")
-        upper = self._rank_splitter.try_submit(lambda: self._upper_half(sql, expr, middle, n))
+        upper = self._rank_splitter.try_submit(lambda: self._upper_half(expr, middle, n))
         if upper is None:
-            return conn.execute(whole, (expr, n)).fetchall()
-        lower = conn.execute(sql, (expr, 0, middle, n)).fetchall()
+            return conn.execute(_BEST, (expr, n)).fetchall()
+        lower = conn.execute(_BEST_IN, (expr, 0, middle, n)).fetchall()
         there, rows = upper.result()
         if there != here:  # a write landed between the two halves' reads
-            rows = conn.execute(sql, (expr, middle, 1 << 62, n)).fetchall()
+            rows = conn.execute(_BEST_IN, (expr, middle, _NO_END, n)).fetchall()
         return sorted([*lower, *rows], key=lambda m: (m[1], m[0]))[:n]
 
-    def _upper_half(self, sql: str, expr: str, middle: int, n: int
+    def _upper_half(self, expr: str, middle: int, n: int
                     ) -> tuple[tuple[int, str | None], list[tuple[int, float]]]:
         """Run on the helper thread, in a read transaction of its own connection."""
         with self.reading() as conn:
-            return self._read_state(), conn.execute(sql, (expr, middle, 1 << 62, n)).fetchall()
+            return self._read_state(), conn.execute(_BEST_IN, (expr, middle, _NO_END, n)).fetchall()
 
     def _read_state(self) -> tuple[int, str | None]:
         """Which database and which committed write this thread's transaction reads."""
