@@ -31,8 +31,12 @@ VISIBLE_REPOS = (
 #: Tables a granted role reads, each filtered by `VISIBLE_REPOS`.
 REPO_TABLES = ("repos", "meta", "files", "symbols", "chunks", "refs")
 
-#: The GIN indexes searches read (`DDL`): the words of chunks, the trigrams of file texts.
-GIN_INDEXES = ("kebab.chunks_tsv", "kebab.files_text_trgm")
+#: The GIN indexes searches read, each with what it covers: the trigrams of file texts, the
+#: words of chunks. `DDL` creates them from here, so a name merged by `merge_pending` is always
+#: one that exists.
+_GIN = {"files_text_trgm": "kebab.files USING gin (text gin_trgm_ops)",
+        "chunks_tsv": "kebab.chunks USING gin (tsv)"}
+GIN_INDEXES = tuple(f"kebab.{name}" for name in _GIN)
 
 DDL = """
 CREATE SCHEMA IF NOT EXISTS kebab;
@@ -67,7 +71,6 @@ CREATE TABLE kebab.files(
     text text NOT NULL,
     UNIQUE (repo, path)
 );
-CREATE INDEX files_text_trgm ON kebab.files USING gin (text gin_trgm_ops);
 CREATE TABLE kebab.symbols(
     id bigserial PRIMARY KEY,
     repo text NOT NULL,
@@ -109,7 +112,6 @@ CREATE TABLE kebab.chunks(
 );
 CREATE INDEX chunks_file ON kebab.chunks(file_id);
 CREATE INDEX chunks_symbol ON kebab.chunks(symbol_id);
-CREATE INDEX chunks_tsv ON kebab.chunks USING gin (tsv);
 -- Uses of names (`indexing.records.Ref`), a row each: a server can afford what the embedded
 -- index packs (store/refs.py). A hash index, as names include whole string literals, longer
 -- than a B-tree entry may be.
@@ -134,7 +136,7 @@ CREATE TABLE kebab.grants(
     grantee text NOT NULL,
     PRIMARY KEY (repo, grantee)
 );
-"""
+""" + "".join(f"CREATE INDEX {name} ON {covers};\n" for name, covers in _GIN.items())
 
 
 def policies() -> str:
