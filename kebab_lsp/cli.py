@@ -317,7 +317,13 @@ def _answer(args: argparse.Namespace, req: SearchRequest, result: SearchResult,
         print(json.dumps(wire, ensure_ascii=False, sort_keys=True))
         return 0
     wire["hits"] = wire["definitions"] + wire["blocks"]  # the text listing
-    return _print_result(args, wire)
+    code = _print_result(args, wire)
+    if wire["files"]:
+        print("files:")
+    for row in wire["files"]:
+        print(f"{row['path']}  ({row['lang']}, {row['hits']} hit(s), "
+              f"{len(row['defines'])} definition(s))")
+    return code
 
 
 def _print_result(args: argparse.Namespace, wire: dict[str, Any]) -> int:

@@ -86,6 +86,18 @@ def test_human_search_output(sample_repo: Path, index_root: Path) -> None:
     assert "match(es)" in out.stderr
 
 
+def test_human_grouped_output_lists_the_files_group(sample_repo: Path, index_root: Path) -> None:
+    # The files group is a third of a grouped answer: the text listing shows it too, after
+    # the hits, one row per file.
+    out = kebab("search", "get_user_by_id", str(sample_repo), "-k", "1", "--mode", "lexical",
+                "--group")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("src/users/store.py:12:9  UserStore.get_user_by_id (method)")
+    assert lines[1] == "files:"
+    assert lines[2].startswith("src/users/store.py  (python, 1 hit(s), ")
+
+
 def test_search_bad_input_is_a_clear_error(sample_repo: Path, index_root: Path) -> None:
     out = kebab("search", "'user AND'", str(sample_repo))
     assert out.returncode == 2
