@@ -262,6 +262,31 @@ def route(parsed: ParsedQuery) -> Intent:
     return Intent("concept", QUESTION if is_question(parsed.raw) else "natural language")
 
 
+#: A word of a name typed apart ("digest auth" for `DigestAuth`, "utf 8 decode" as
+#: `split_identifier` cuts `utf8_decode`): ASCII letters and digits. Five words at most: a
+#: longer run of plain words is a sentence, not a name.
+_NAME_WORD = re.compile(r"[A-Za-z0-9]+\Z")
+MAX_NAME_WORDS = 5
+
+
+def name_key(name: str) -> str:
+    """A name with its case and separators dropped: `DigestAuth`, `digest_auth` and the words
+    "digest auth" all give "digestauth"."""
+    return "".join(split_identifier(name)).lower()
+
+
+def name_in_words(parsed: ParsedQuery) -> str | None:
+    """The `name_key` of the name a query spells as separate words, or None. Someone who
+    types "raw host" or "use client default" is often after `raw_host` or
+    `UseClientDefault`; routing still answers them as words (they may just as well be a
+    topic), and the definition with exactly that name is put first among the hits found."""
+    words = parsed.raw.split()
+    if (parsed.shape != "terms" or not 2 <= len(words) <= MAX_NAME_WORDS
+            or not all(_NAME_WORD.match(w) for w in words)):
+        return None
+    return "".join(words).lower()
+
+
 def reads_as_sentence(parsed: ParsedQuery) -> bool:
     """Words that `auto` would answer by meaning, whatever mode the request set: not a
     name, a quoted text, code or a question about a name's uses."""

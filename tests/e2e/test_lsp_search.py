@@ -350,3 +350,25 @@ async def test_a_name_asked_in_lexical_mode_answers_with_its_definition_first(
     assert top["location"]["range"] == {"start": {"line": 0, "character": 0},
                                         "end": {"line": 12, "character": 38}}
     assert "defines_query_case_exact" in [p["name"] for p in top["retrieval"]["priors"]]
+
+
+async def test_a_name_typed_as_words_answers_with_its_definition_first(
+        start_server: StartFn, tmp_path: Path) -> None:
+    # "colour theme" spells `ColourTheme`: short functions holding both words rank above the
+    # class's long chunk by bm25, and the definition the words spell comes first.
+    fields = "".join(f"    style_{i} = 'bold colour {i} on black'\n" for i in range(10))
+    root = write_tree(tmp_path / "ws", {
+        "style/colour_theme.py": "class ColourTheme:\n    \"\"\"A named set of styles.\"\"\"\n\n"
+                                 + fields,
+        "style/console.py": "".join(f"def use_colour_theme_{i}(colour, theme):\n"
+                                    "    return ColourTheme(colour, theme)\n\n\n"
+                                    for i in range(5)),
+    })
+    s = await ready(start_server, [root])
+    found = valid(await s.search({"query": "colour theme", "mode": "lexical", "k": 3,
+                                  "explain": True}))
+    top = found["hits"][0]
+    assert top["location"]["uri"].endswith("/style/colour_theme.py")
+    assert top["location"]["range"] == {"start": {"line": 0, "character": 0},
+                                        "end": {"line": 12, "character": 38}}
+    assert "defines_query_words" in [p["name"] for p in top["retrieval"]["priors"]]

@@ -568,3 +568,51 @@ def test_an_identifier_puts_its_definition_first_in_every_mode(themes: Workspace
     assert (top.path, top.symbol) == ("style/theme.py", "Theme")
     assert "defines_query_case_exact" in [p.name for p in top.retrieval.priors]
     assert len(result.hits) == 3
+
+
+COLOUR_THEMES = {
+    "style/colour_theme.py": "class ColourTheme:\n"
+                             '    """A named set of styles, looked up when text is drawn."""\n\n'
+                             + "".join(f"    style_{i} = 'bold colour {i} on black background'\n"
+                                       for i in range(12)),
+    "style/console.py": "".join(f"def use_colour_theme_{i}(colour, theme):\n"
+                                f"    return ColourTheme(colour, theme)\n\n\n"
+                                for i in range(6)),
+}
+
+
+@pytest.fixture(scope="module")
+def colour_themes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    yield from indexed(tmp_path_factory.mktemp("colour_themes"), COLOUR_THEMES)
+
+
+@pytest.mark.parametrize("mode", ["lexical", "hybrid", "vector", "auto"])
+def test_a_name_typed_as_words_puts_its_definition_first_in_every_mode(
+        colour_themes: Workspace, mode: str) -> None:
+    # "colour theme" spells `ColourTheme`. Six short functions hold both words, and by bm25
+    # alone they rank above the class's long chunk. The query is still answered as words (it
+    # may be a topic), and the definition it spells comes first, saying why.
+    result = colour_themes.searcher.search(SearchRequest("Colour theme", mode=mode, k=3,
+                                                         explain=True))
+    assert result.meta.intent["name"] == ("concept" if mode == "auto" else mode)
+    top = result.hits[0]
+    assert (top.path, top.symbol) == ("style/colour_theme.py", "ColourTheme")
+    assert "defines_query_words" in [p.name for p in top.retrieval.priors]
+    assert len(result.hits) == 3
+
+
+@pytest.mark.parametrize("query", ["how is the colour theme drawn", "colour theme?",
+                                   "colour_theme style"])
+def test_words_that_spell_no_name_whole_get_no_name_prior(colour_themes: Workspace,
+                                                           query: str) -> None:
+    # A sentence, punctuation, or words of which only some spell the name: no definition
+    # is named, so nothing is lifted for it, while the words alone lift it.
+    def lifted(text: str) -> list[str | None]:
+        result = colour_themes.searcher.search(SearchRequest(text, mode="lexical", k=10,
+                                                             explain=True))
+        assert result.hits
+        return [h.symbol for h in result.hits
+                if "defines_query_words" in [p.name for p in h.retrieval.priors]]
+
+    assert lifted("colour theme") == ["ColourTheme"]
+    assert lifted(query) == []

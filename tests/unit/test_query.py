@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from search.query import fill_terms, parse, reads_as_sentence, route
+from search.query import fill_terms, name_in_words, name_key, parse, reads_as_sentence, route
 
 PROSE = [
     "returns the user's display name",
@@ -81,3 +81,23 @@ def test_the_fill_splits_a_term_that_is_several_names() -> None:
     # Function words go; a one-letter piece ("s" of "user's") matches everything.
     assert fill_terms(("the", "user's", "name", "user")) == ("user", "name")
     assert fill_terms(("the", "of")) == ("the", "of")
+
+
+@pytest.mark.parametrize(("query", "name"), [
+    ("digest auth", "DigestAuth"), ("Raw host", "raw_host"), ("http error", "HTTPError"),
+    ("utf 8 decode", "utf8_decode"), ("utf8 decode", "utf8_decode"),
+    ("use client default", "UseClientDefault"),
+])
+def test_a_name_typed_as_words_has_the_names_key(query: str, name: str) -> None:
+    parsed = parse(query)
+    assert reads_as_sentence(parsed)  # still answered as words
+    assert name_in_words(parsed) == name_key(name)
+
+
+@pytest.mark.parametrize("query", [
+    "DigestAuth",  # one word: an identifier, which goes definitions-first already
+    "how are the digest auth headers built once more",  # more words than a name has
+    "digest auth?", "digest_auth header", '"digest auth"', "the user's name",
+])
+def test_other_queries_spell_no_name(query: str) -> None:
+    assert name_in_words(parse(query)) is None
