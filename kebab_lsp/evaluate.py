@@ -55,7 +55,7 @@ from search.types import MODES, SearchRequest
 K = 50
 Log = Callable[[str], None]
 #: Sets the baseline answers: the ones asked in words or by name. Exact text is grep's job.
-BASELINE_SETS = frozenset({"name", "nl", "nl_blanked", "hand"})
+BASELINE_SETS = frozenset({"name", "words", "nl", "nl_blanked", "hand"})
 BASELINE_PREFIX = "baseline_"
 
 
@@ -126,7 +126,7 @@ def _score_set(ws: Workspace, name: str, queries: Sequence[EvalQuery],
     if name == "file":  # the files group, where the file vector ranks files (`search.grouping`)
         for mode in MODES:
             out[f"files_{mode}"] = _timed(queries, _kebab_files(ws, mode)).as_json()
-    if name in ("name", "fuzzy"):
+    if name in ("name", "fuzzy", "words"):
         out["workspace_symbol"] = _timed(queries, _symbols(SymbolIndex(ws.store))).as_json()
     if baseline is not None and name in BASELINE_SETS:
         for arm in ARMS:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,9 +22,10 @@ from indexing.records import CALLABLE_KINDS
 from indexing.store import FileText, SymbolRow
 from indexing.text import split_identifier
 from indexing.top_doc import top_doc, top_doc_lines
+from search.query import MAX_NAME_WORDS, name_key
 
 T = TypeVar("T")
-SETS = ("name", "fuzzy", "nl", "exact")
+SETS = ("name", "fuzzy", "words", "nl", "exact")
 _DEF_KINDS = frozenset({"class", "function", "method", "interface", "struct", "enum",
                         "constructor", "type_parameter", "module", "namespace"})
 _STRING = re.compile(r"""(["'])([^"'\\\n]{8,60})\1""")
@@ -210,6 +212,15 @@ def generate(
     for row in _sample(rng, documented, per_set):
         queries.append(EvalQuery("nl", first_sentence(row.symbol.doc), target(row)))
     queries.extend(_exact_queries(rng, files, per_set))
+    # Drawn last, so that adding it left every earlier set's draw as it was. Only names no
+    # other one spells with the same words (`_check_iter` and `check_iter` both read "check
+    # iter"), so that each question has one answer.
+    spelled = Counter(name_key(r.symbol.name) for r in symbols)
+    worded = [r for r in unique if 2 <= len(split_identifier(r.symbol.name)) <= MAX_NAME_WORDS
+              and spelled[name_key(r.symbol.name)] == 1]
+    for row in _sample(rng, worded, per_set):
+        queries.append(EvalQuery("words", " ".join(split_identifier(row.symbol.name)),
+                                 target(row)))
     return queries
 
 

@@ -91,10 +91,24 @@ def test_same_seed_same_sets(workspace: Workspace) -> None:
     first = generate(symbols, files, seed=3)
     assert first == generate(symbols, files, seed=3)
     sets = {q.set for q in first}
-    assert sets == {"name", "fuzzy", "nl", "exact"}
+    assert sets == {"name", "fuzzy", "words", "nl", "exact"}
     assert all(not q.targets[0].path.startswith("tests/") for q in first if q.set != "exact")
     names = {q.text for q in first if q.set == "name"}
     assert "get_user_by_id" in names
+    words = {q.text for q in first if q.set == "words"}
+    assert "user store" in words  # `UserStore`
+    # `get_user_by_id` (Python) and `getUserById` (TypeScript) read the same: two answers to
+    # one question, which the set leaves out.
+    assert "get user by id" not in words
+
+
+def test_the_words_set_leaves_the_earlier_sets_as_drawn(workspace: Workspace) -> None:
+    # It is drawn last: adding it did not move a single question of the sets before it, so
+    # their figures stay comparable with every earlier run.
+    symbols, files = workspace.store.all_symbols(), workspace.store.file_texts()
+    queries = generate(symbols, files, seed=3)
+    words = [q for q in queries if q.set == "words"]
+    assert words and queries[-len(words):] == words
 
 
 @pytest.mark.timeout(300)
@@ -113,10 +127,12 @@ def test_eval_smoke_run(sample_repo: Path, index_root: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert set(report["sets"]) == {"name", "fuzzy", "nl", "exact", "nl_blanked", "file", "hand"}
+    assert set(report["sets"]) == {"name", "fuzzy", "words", "nl", "exact", "nl_blanked", "file",
+                                   "hand"}
     baseline = {"baseline_dense", "baseline_bm25", "baseline_hybrid"}
     modes = {"lexical", "vector", "hybrid", "auto"}
     assert set(report["sets"]["name"]) == modes | {"workspace_symbol"} | baseline
+    assert set(report["sets"]["words"]) == modes | {"workspace_symbol"} | baseline
     assert set(report["sets"]["hand"]) == set(report["sets"]["nl_blanked"]) == modes | baseline
     assert set(report["sets"]["exact"]) == modes
     assert report["sets"]["exact"]["lexical"]["recall@50"] == 1.0
