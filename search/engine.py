@@ -33,6 +33,7 @@ from search.hybrid import fuse_rows, lexical_weight
 from search.query import (
     CODE_FRAGMENT,
     CODE_NOT_FOUND,
+    PRIVATE_NAME,
     Intent,
     ParsedQuery,
     highlight_words,
@@ -40,6 +41,7 @@ from search.query import (
     name_in_words,
     name_key,
     parse,
+    private_name,
     reads_as_sentence,
     route,
     usage_question,
@@ -202,7 +204,7 @@ class Searcher:
         filters = req.filters
         parsed = parse(req.query)
         stop = should_stop or (lambda: False)
-        plan, intent, parsed = _plan(req, parsed)
+        plan, intent, parsed = self._private_name(*_plan(req, parsed))
         meta = Meta(mode=req.mode, intent={"name": intent.name, "rule": intent.rule})
         if intent.name == "usage":
             return self._usage(req, intent, meta, started)
@@ -343,6 +345,18 @@ class Searcher:
                 f"{store.capabilities.backend} store does not hold; ask for the name with "
                 "mode 'lexical'")
         return store
+
+    def _private_name(self, plan: str, intent: Intent, parsed: ParsedQuery
+                      ) -> tuple[str, Intent, ParsedQuery]:
+        """`auto` read `#updateTimers` as code, for the `#`: exact text, one hit per file at
+        its first occurrence, a call more often than not. When the index defines that name (a
+        JavaScript or TypeScript private member), the query names it, as an identifier does,
+        and goes definitions-first. `#include` and `#region` define nothing and stay text."""
+        name = private_name(parsed) if intent.rule == CODE_FRAGMENT else None
+        if name is None or not self.store.definitions_named(name):
+            return plan, intent, parsed
+        return (_INTENT_PLAN["definition"], Intent("definition", PRIVATE_NAME, name),
+                ParsedQuery(parsed.raw, "terms", parsed.terms))
 
     def _as_words(self, req: SearchRequest, parsed: ParsedQuery, meta: Meta, window: int
                   ) -> tuple[str, Intent, ParsedQuery, lexical.LexicalResult]:
@@ -550,7 +564,9 @@ def _named_definition(req: SearchRequest, intent: Intent, parsed: ParsedQuery) -
 def _definition_first(candidates: list[Candidate], symbol: str) -> None:
     """Identifier queries want the definition: boost candidates that define the named
     symbol."""
-    name = symbol.replace("::", ".").replace("#", ".").rsplit(".", 1)[-1]
+    # `A::b`, `A.b` and Ruby's `A#b` name `b`; a leading `#` is part of a private name.
+    name = symbol if symbol.startswith("#") else (
+        symbol.replace("::", ".").replace("#", ".").rsplit(".", 1)[-1])
     for cand in candidates:
         sym = cand.row.symbol
         if sym is None:

@@ -217,6 +217,8 @@ QUESTION = "question"
 #: The rule that read an unquoted query as code. It is a guess: `auto` answers by words when
 #: no file holds the text (`search.engine`).
 CODE_FRAGMENT = "code fragment"
+#: The rule of a `#name` that the index defines (`search.engine.Searcher._private_name`).
+PRIVATE_NAME = "private name"
 #: The rule when that guess found nothing as text.
 CODE_NOT_FOUND = "code fragment not found as text"
 
@@ -260,6 +262,17 @@ def route(parsed: ParsedQuery) -> Intent:
     if found and _IDENTIFIER.match(found.group(1)):
         return Intent("definition", "find phrase", _bare(found.group(1)))
     return Intent("concept", QUESTION if is_question(parsed.raw) else "natural language")
+
+
+#: A JavaScript or TypeScript private member's name (`#updateTimers`). The `#` makes it code
+#: (`is_code_fragment`), and `#include` should stay so.
+_PRIVATE_NAME = re.compile(f"#{_NAME}")
+
+
+def private_name(parsed: ParsedQuery) -> str | None:
+    """The whole query when it is one `#name`, or None."""
+    text = parsed.raw.strip()
+    return text if parsed.shape == "code" and _PRIVATE_NAME.fullmatch(text) else None
 
 
 #: A word of a name typed apart ("digest auth" for `DigestAuth`, "utf 8 decode" as

@@ -89,8 +89,9 @@ class IndexWriter(Protocol):
 
 
 class SearchStore(Protocol):
-    """What lexical and exact-text search read. Filters apply before any limit, every order
-    is total (ties by path, line, chunk id), and `count_matches` is exact."""
+    """What lexical and exact-text search read, and the definitions of a name (whether a
+    `#name` query names one). Filters apply before any limit, every order is total (ties by
+    path, line, chunk id), and `count_matches` is exact."""
 
     @property
     def capabilities(self) -> Capabilities: ...
@@ -114,6 +115,8 @@ class SearchStore(Protocol):
     def chunks_by_ids(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRow]: ...
 
     def all_symbols(self) -> list[SymbolRow]: ...
+
+    def definitions_named(self, name: str) -> list[tuple[str, Symbol]]: ...
 
     def stats(self) -> Stats: ...
 
@@ -151,7 +154,7 @@ class FileFacts(Protocol):
 class LookupStore(RefStore, FileFacts, Protocol):
     """What the lookups by handle, name or place read (`search.handles`,
     `search.workspace_lookups`): rows by id and ordinal, a file's blocks, the name at a
-    position, the definitions of a name, and its ref counts."""
+    position, and its ref counts (the definitions of a name come with `SearchStore`)."""
 
     def ref_counts(self, name: str) -> dict[str, int]: ...
 
@@ -164,8 +167,6 @@ class LookupStore(RefStore, FileFacts, Protocol):
     def chunk_of_symbol(self, file_rowid: int, ord_: int) -> ChunkRow | None: ...
 
     def name_at(self, path: str, line: int, col: int) -> str | None: ...
-
-    def definitions_named(self, name: str) -> list[tuple[str, Symbol]]: ...
 
 
 class EmbeddingStore(Protocol):

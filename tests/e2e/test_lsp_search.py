@@ -372,3 +372,20 @@ async def test_a_name_typed_as_words_answers_with_its_definition_first(
     assert top["location"]["range"] == {"start": {"line": 0, "character": 0},
                                         "end": {"line": 12, "character": 38}}
     assert "defines_query_words" in [p["name"] for p in top["retrieval"]["priors"]]
+
+
+async def test_a_private_name_answers_with_its_definition_first(
+        start_server: StartFn, tmp_path: Path) -> None:
+    # `#updateTimers` reads as code for its `#`, and exact text would cite the first call.
+    # The file defines the name, so the query goes definitions-first.
+    root = write_tree(tmp_path / "ws", {"src/observer.ts": (
+        "export class Observer {\n"
+        "  onSubscribe(): void {\n    this.#updateTimers()\n  }\n\n"
+        "  #updateTimers(): void {\n    return\n  }\n}\n")})
+    s = await ready(start_server, [root])
+    found = valid(await s.search({"query": "#updateTimers", "k": 2}))
+    assert found["meta"]["intent"] == {"name": "definition", "rule": "private name"}
+    top = found["hits"][0]
+    assert top["location"]["uri"].endswith("/src/observer.ts")
+    assert top["location"]["range"] == {"start": {"line": 5, "character": 2},
+                                        "end": {"line": 7, "character": 3}}

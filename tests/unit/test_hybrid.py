@@ -616,3 +616,32 @@ def test_words_that_spell_no_name_whole_get_no_name_prior(colour_themes: Workspa
 
     assert lifted("colour theme") == ["ColourTheme"]
     assert lifted(query) == []
+
+
+TIMERS = {
+    "src/observer.ts": "export class Observer {\n"
+                       "  onSubscribe(): void {\n    this.#updateTimers()\n  }\n\n"
+                       "  setOptions(): void {\n    this.#updateTimers()\n  }\n\n"
+                       "  #updateTimers(): void {\n    this.#clearTimers()\n  }\n\n"
+                       "  #clearTimers(): void {\n    return\n  }\n}\n",
+    "src/native.c": "#include <stdio.h>\n\nint main(void) {\n  return 0;\n}\n",
+}
+
+
+@pytest.fixture(scope="module")
+def timers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    yield from indexed(tmp_path_factory.mktemp("timers"), TIMERS)
+
+
+def test_a_private_name_the_index_defines_goes_definitions_first(timers: Workspace) -> None:
+    # `#updateTimers` reads as code, for its `#`: as exact text it is one hit per file, cited
+    # at its first occurrence, a call. The index defines the name, so the query names it.
+    result = timers.searcher.search(SearchRequest("#updateTimers", k=3, explain=True))
+    assert result.meta.intent == {"name": "definition", "rule": "private name"}
+    top = result.hits[0]
+    assert (top.path, top.symbol, top.span.start_line) == ("src/observer.ts", "#updateTimers", 9)
+    assert "defines_query_case_exact" in [p.name for p in top.retrieval.priors]
+    # A `#word` that nothing defines stays what it reads as: text.
+    result = timers.searcher.search(SearchRequest("#include", k=3))
+    assert result.meta.intent == {"name": "exact_text", "rule": "code fragment"}
+    assert [(h.path, h.span.start_line) for h in result.hits] == [("src/native.c", 0)]

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from search.query import fill_terms, name_in_words, name_key, parse, reads_as_sentence, route
+from search.query import (
+    fill_terms,
+    name_in_words,
+    name_key,
+    parse,
+    private_name,
+    reads_as_sentence,
+    route,
+)
 
 PROSE = [
     "returns the user's display name",
@@ -101,3 +109,13 @@ def test_a_name_typed_as_words_has_the_names_key(query: str, name: str) -> None:
 ])
 def test_other_queries_spell_no_name(query: str) -> None:
     assert name_in_words(parse(query)) is None
+
+
+@pytest.mark.parametrize(("query", "name"), [
+    ("#updateTimers", "#updateTimers"), (" #clear_timers ", "#clear_timers"),
+    ("#include", "#include"), ("#include <stdio.h>", None), ("this.#updateTimers()", None),
+    ("#[derive(Debug)]", None), ("updateTimers", None),
+])
+def test_a_private_name_is_one_hash_name_alone(query: str, name: str | None) -> None:
+    # Whether the index defines it is the searcher's question (`Searcher._private_name`).
+    assert private_name(parse(query)) == name
