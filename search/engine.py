@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from indexing.filters import Filters
-from indexing.records import Span
+from indexing.records import Span, Symbol
 from indexing.schema import SCHEMA_VERSION
 from indexing.settings import Settings
 from indexing.store import (
@@ -267,7 +267,7 @@ class Searcher:
             vec, candidates = wider, self._candidates(plan, lex, wider)
         named = _named_definition(req, intent, parsed)
         if named:
-            _definition_first(candidates, named)
+            _definition_first(candidates, named, self.store.definitions_named)
         elif req.intent == "auto" and reads_as_sentence(parsed):
             _worded_definition_first(candidates, name_in_words(parsed))
         candidates = priors.apply(candidates, question=asks and intent.name not in _LOOKUPS)
@@ -561,20 +561,33 @@ def _named_definition(req: SearchRequest, intent: Intent, parsed: ParsedQuery) -
     return routed.symbol if routed.name == "definition" else None
 
 
-def _definition_first(candidates: list[Candidate], symbol: str) -> None:
+def _definition_first(candidates: list[Candidate], symbol: str,
+                      defined: Callable[[str], list[tuple[str, Symbol]]]) -> None:
     """Identifier queries want the definition: boost candidates that define the named
-    symbol."""
+    symbol. A definition with no chunk of its own (a type parameter, a local, a one-line
+    member of a short class) is cited by the chunk that holds it, which is boosted instead, as
+    much as the exact name it holds."""
     # `A::b`, `A.b` and Ruby's `A#b` name `b`; a leading `#` is part of a private name.
     name = symbol if symbol.startswith("#") else (
         symbol.replace("::", ".").replace("#", ".").rsplit(".", 1)[-1])
+    homeless: dict[str, set[int]] = {}  # path -> the lines that name a definition of it
+    for path, held in defined(name):
+        homeless.setdefault(path, set()).add(held.selection.start_line)
     for cand in candidates:
         sym = cand.row.symbol
         if sym is None:
             continue
         if sym.name == name:
+            homeless.get(cand.row.path, set()).discard(sym.selection.start_line)
             priors.scale(cand, Prior("defines_query_case_exact", DEFINITION_CASE_MATCH))
         elif sym.name.lower() == name.lower():
             priors.scale(cand, Prior("defines_query", DEFINITION_MATCH))
+    for cand in candidates:
+        row = cand.row
+        if ((row.symbol is None or row.symbol.name != name)
+                and any(row.start_line <= line <= row.end_line
+                        for line in homeless.get(row.path, ()))):
+            priors.scale(cand, Prior("holds_query_definition", DEFINITION_CASE_MATCH))
 
 
 def _worded_definition_first(candidates: list[Candidate], key: str | None) -> None:

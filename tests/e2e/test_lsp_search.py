@@ -389,3 +389,26 @@ async def test_a_private_name_answers_with_its_definition_first(
     assert top["location"]["uri"].endswith("/src/observer.ts")
     assert top["location"]["range"] == {"start": {"line": 5, "character": 2},
                                         "end": {"line": 7, "character": 3}}
+
+
+async def test_a_local_type_is_cited_at_its_line_in_the_chunk_that_holds_it(
+        start_server: StartFn, tmp_path: Path) -> None:
+    # `RejectedMeta` has no chunk of its own: it is a line of `createThunk`. Short functions
+    # that use the name rank above that chunk by bm25; the chunk holds the definition, so it
+    # comes first, cited at the definition's line.
+    root = write_tree(tmp_path / "ws", {
+        "src/thunk.ts": "export function createThunk(config: unknown, options: unknown) {\n"
+                        "  type RejectedMeta = { reason: string }\n"
+                        + "".join(f"  const step{i} = [config, options, {i}]\n" for i in range(8))
+                        + "  return step7\n}\n\n"
+                        + "".join(f"export function rejectWith{i}(meta: RejectedMeta) {{\n"
+                                  "  return meta\n}\n\n" for i in range(3)),
+        "src/other.ts": "".join(f"export function other{i}(x: number): number {{\n"
+                                f"  return x + {i}\n}}\n\n" for i in range(20)),
+    })
+    s = await ready(start_server, [root])
+    found = valid(await s.search({"query": "RejectedMeta", "k": 2, "explain": True}))
+    top = found["hits"][0]
+    assert top["location"]["uri"].endswith("/src/thunk.ts")
+    assert top["selection"]["start"] == {"line": 1, "character": 7}
+    assert "holds_query_definition" in [p["name"] for p in top["retrieval"]["priors"]]

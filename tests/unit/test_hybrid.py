@@ -645,3 +645,34 @@ def test_a_private_name_the_index_defines_goes_definitions_first(timers: Workspa
     result = timers.searcher.search(SearchRequest("#include", k=3))
     assert result.meta.intent == {"name": "exact_text", "rule": "code fragment"}
     assert [(h.path, h.span.start_line) for h in result.hits] == [("src/native.c", 0)]
+
+
+LOCAL_TYPES = {
+    "src/thunk.ts": "export function createThunk(config: unknown, options: unknown) {\n"
+                    "  type RejectedMeta = { reason: string }\n"
+                    + "".join(f"  const step{i} = [config, options, {i}]\n" for i in range(8))
+                    + "  return step7\n}\n\n"
+                    + "".join(f"export function rejectWith{i}(meta: RejectedMeta) {{\n"
+                              "  return meta\n}\n\n" for i in range(3)),
+    # Code that never names it, so that bm25 finds the name rare, as in a real tree.
+    "src/other.ts": "".join(f"export function other{i}(x: number): number {{\n"
+                            f"  return x + {i}\n}}\n\n" for i in range(20)),
+}
+
+
+@pytest.fixture(scope="module")
+def local_types(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    yield from indexed(tmp_path_factory.mktemp("local_types"), LOCAL_TYPES)
+
+
+@pytest.mark.parametrize("mode", ["lexical", "hybrid", "auto"])
+def test_a_definition_with_no_chunk_of_its_own_is_cited_by_the_chunk_that_holds_it(
+        local_types: Workspace, mode: str) -> None:
+    # `RejectedMeta` is a local type: its definition is a line inside `createThunk`'s chunk,
+    # which bm25 ranks below three short functions that use the name. That chunk holds the
+    # definition the name names, so it comes first, cited at the definition's line.
+    result = local_types.searcher.search(SearchRequest("RejectedMeta", mode=mode, k=3,
+                                                       explain=True))
+    top = result.hits[0]
+    assert (top.path, top.symbol, top.span.start_line) == ("src/thunk.ts", "createThunk", 1)
+    assert "holds_query_definition" in [p.name for p in top.retrieval.priors]
