@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from indexing.filters import Filters
-from indexing.records import Span, Symbol
+from indexing.records import Span
 from indexing.schema import SCHEMA_VERSION
 from indexing.settings import Settings
 from indexing.store import (
@@ -267,7 +267,7 @@ class Searcher:
             vec, candidates = wider, self._candidates(plan, lex, wider)
         named = _named_definition(req, intent, parsed)
         if named:
-            _definition_first(candidates, named, self.store.definitions_named)
+            _definition_first(candidates, named, self.store.definition_lines)
         elif req.intent == "auto" and reads_as_sentence(parsed):
             _worded_definition_first(candidates, name_in_words(parsed))
         candidates = priors.apply(candidates, question=asks and intent.name not in _LOOKUPS)
@@ -353,7 +353,7 @@ class Searcher:
         JavaScript or TypeScript private member), the query names it, as an identifier does,
         and goes definitions-first. `#include` and `#region` define nothing and stay text."""
         name = private_name(parsed) if intent.rule == CODE_FRAGMENT else None
-        if name is None or not self.store.definitions_named(name):
+        if name is None or not self.store.definition_lines(name):
             return plan, intent, parsed
         return (_INTENT_PLAN["definition"], Intent("definition", PRIVATE_NAME, name),
                 ParsedQuery(parsed.raw, "terms", parsed.terms))
@@ -562,7 +562,7 @@ def _named_definition(req: SearchRequest, intent: Intent, parsed: ParsedQuery) -
 
 
 def _definition_first(candidates: list[Candidate], symbol: str,
-                      defined: Callable[[str], list[tuple[str, Symbol]]]) -> None:
+                      defined: Callable[[str], list[tuple[str, int]]]) -> None:
     """Identifier queries want the definition: boost candidates that define the named
     symbol. A definition with no chunk of its own (a type parameter, a local, a one-line
     member of a short class) is cited by the chunk that holds it, which is boosted instead, as
@@ -571,8 +571,8 @@ def _definition_first(candidates: list[Candidate], symbol: str,
     name = symbol if symbol.startswith("#") else (
         symbol.replace("::", ".").replace("#", ".").rsplit(".", 1)[-1])
     homeless: dict[str, set[int]] = {}  # path -> the lines that name a definition of it
-    for path, held in defined(name):
-        homeless.setdefault(path, set()).add(held.selection.start_line)
+    for path, line in defined(name):
+        homeless.setdefault(path, set()).add(line)
     for cand in candidates:
         sym = cand.row.symbol
         if sym is None:

@@ -583,6 +583,14 @@ class PgStore:
             "ON f.id = s.file_id WHERE f.repo = %s AND s.name = %s "
             "ORDER BY f.path COLLATE \"C\", s.ord", (self.repo, name)).fetchall()]
 
+    def definition_lines(self, name: str) -> list[tuple[str, int]]:
+        """(path, line of its name) of every definition of `name`, in path order
+        (`indexing.store.refs`)."""
+        return [(r[0], r[1]) for r in self.execute(
+            "SELECT f.path, s.sel_start_line FROM kebab.symbols s JOIN kebab.files f "
+            "ON f.id = s.file_id WHERE f.repo = %s AND s.name = %s "
+            "ORDER BY f.path COLLATE \"C\", s.ord", (self.repo, name)).fetchall()]
+
     def file_text_of(self, file_rowid: int) -> str | None:
         r = self.execute("SELECT text FROM kebab.files WHERE repo = %s AND id = %s",
                          (self.repo, file_rowid)).fetchone()

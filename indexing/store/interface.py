@@ -89,9 +89,9 @@ class IndexWriter(Protocol):
 
 
 class SearchStore(Protocol):
-    """What lexical and exact-text search read, and the definitions of a name (whether a
-    `#name` query names one). Filters apply before any limit, every order is total (ties by
-    path, line, chunk id), and `count_matches` is exact."""
+    """What lexical and exact-text search read, and where a name is defined (the chunk that
+    holds a definition an identifier query names). Filters apply before any limit, every
+    order is total (ties by path, line, chunk id), and `count_matches` is exact."""
 
     @property
     def capabilities(self) -> Capabilities: ...
@@ -116,7 +116,7 @@ class SearchStore(Protocol):
 
     def all_symbols(self) -> list[SymbolRow]: ...
 
-    def definitions_named(self, name: str) -> list[tuple[str, Symbol]]: ...
+    def definition_lines(self, name: str) -> list[tuple[str, int]]: ...
 
     def stats(self) -> Stats: ...
 
@@ -154,7 +154,7 @@ class FileFacts(Protocol):
 class LookupStore(RefStore, FileFacts, Protocol):
     """What the lookups by handle, name or place read (`search.handles`,
     `search.workspace_lookups`): rows by id and ordinal, a file's blocks, the name at a
-    position, and its ref counts (the definitions of a name come with `SearchStore`)."""
+    position, the definitions of a name, and its ref counts."""
 
     def ref_counts(self, name: str) -> dict[str, int]: ...
 
@@ -167,6 +167,8 @@ class LookupStore(RefStore, FileFacts, Protocol):
     def chunk_of_symbol(self, file_rowid: int, ord_: int) -> ChunkRow | None: ...
 
     def name_at(self, path: str, line: int, col: int) -> str | None: ...
+
+    def definitions_named(self, name: str) -> list[tuple[str, Symbol]]: ...
 
 
 class EmbeddingStore(Protocol):

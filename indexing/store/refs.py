@@ -694,6 +694,14 @@ class Refs(StoreConnection):
             f"SELECT f.path, {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id "
             "WHERE s.name = ? ORDER BY f.path, s.ord", (name,))]
 
+    def definition_lines(self, name: str) -> list[tuple[str, int]]:
+        """(path, line of its name) of every definition of `name`, in path order: what a
+        search that names it reads, on every identifier query, without building symbols
+        (`definitions_named` of Django's 911 `__init__` takes 11 ms)."""
+        return [(r[0], r[1]) for r in self.conn.execute(
+            "SELECT f.path, s.sel_start_line FROM symbols s JOIN files f ON f.id = s.file_id "
+            "WHERE s.name = ? ORDER BY f.path, s.ord", (name,))]
+
     def imports_of(self, file_rowid: int, limit: int = 100) -> list[str]:
         """The names a file imports, first occurrence first."""
         stored = self._file_refs("f.id = ?", file_rowid)
