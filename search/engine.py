@@ -40,6 +40,7 @@ from search.query import (
     is_question,
     name_in_words,
     name_key,
+    name_spellings,
     parse,
     private_name,
     reads_as_sentence,
@@ -269,7 +270,8 @@ class Searcher:
         if named:
             _definition_first(candidates, named, self.store.definition_lines)
         elif req.intent == "auto" and reads_as_sentence(parsed):
-            _worded_definition_first(candidates, name_in_words(parsed))
+            _worded_definition_first(candidates, name_in_words(parsed), name_spellings(parsed),
+                                     self.store.definition_lines)
         candidates = priors.apply(candidates, question=asks and intent.name not in _LOOKUPS)
         hits: list[Hit] = []
         seen: set[tuple[str, Span]] = set()
@@ -570,37 +572,59 @@ def _definition_first(candidates: list[Candidate], symbol: str,
     # `A::b`, `A.b` and Ruby's `A#b` name `b`; a leading `#` is part of a private name.
     name = symbol if symbol.startswith("#") else (
         symbol.replace("::", ".").replace("#", ".").rsplit(".", 1)[-1])
-    homeless: dict[str, set[int]] = {}  # path -> the lines that name a definition of it
-    for path, line in defined(name):
-        homeless.setdefault(path, set()).add(line)
+    lifted: set[str] = set()
     for cand in candidates:
         sym = cand.row.symbol
         if sym is None:
             continue
         if sym.name == name:
-            homeless.get(cand.row.path, set()).discard(sym.selection.start_line)
+            lifted.add(cand.row.chunk_id)
             priors.scale(cand, Prior("defines_query_case_exact", DEFINITION_CASE_MATCH))
         elif sym.name.lower() == name.lower():
             priors.scale(cand, Prior("defines_query", DEFINITION_MATCH))
-    for cand in candidates:
-        row = cand.row
-        if ((row.symbol is None or row.symbol.name != name)
-                and any(row.start_line <= line <= row.end_line
-                        for line in homeless.get(row.path, ()))):
-            priors.scale(cand, Prior("holds_query_definition", DEFINITION_CASE_MATCH))
+    _lift_holders(candidates, defined, (name,), lifted,
+                  Prior("holds_query_definition", DEFINITION_CASE_MATCH))
 
 
-def _worded_definition_first(candidates: list[Candidate], key: str | None) -> None:
+def _worded_definition_first(candidates: list[Candidate], key: str | None,
+                             spellings: tuple[str, ...],
+                             defined: Callable[[str], list[tuple[str, int]]]) -> None:
     """A query that spells a name as words ("digest auth"): boost the definitions with exactly
     that name (`name_in_words`), by the factor of a case-insensitive identifier match. On
     `kebab eval`'s `words` set, the definition came first in `auto` on 67-88% of questions
-    before and 99-100% after, on ten trees (`docs/bench/quality-2026-11-29i.md`)."""
+    before and 99-100% after, on ten trees (`docs/bench/quality-2026-11-29i.md`). A
+    definition with no chunk of its own, looked up by the usual spellings of the words, lifts
+    the chunk that holds it, as for an identifier."""
     if key is None:
         return
+    lifted: set[str] = set()
     for cand in candidates:
         sym = cand.row.symbol
         if sym is not None and name_key(sym.name) == key:
+            lifted.add(cand.row.chunk_id)
             priors.scale(cand, Prior("defines_query_words", DEFINITION_MATCH))
+    _lift_holders(candidates, defined, spellings, lifted,
+                  Prior("holds_query_words", DEFINITION_MATCH))
+
+
+def _lift_holders(candidates: list[Candidate], defined: Callable[[str], list[tuple[str, int]]],
+                  names: tuple[str, ...], lifted: set[str], prior: Prior) -> None:
+    """Scale each candidate that holds the line of a definition of one of `names` whose own
+    chunk is not a candidate already lifted (`lifted`: chunk ids)."""
+    own = {(c.row.path, c.row.symbol.selection.start_line) for c in candidates
+           if c.row.chunk_id in lifted and c.row.symbol is not None}
+    homeless: dict[str, set[int]] = {}  # path -> the lines that name a definition of them
+    for name in names:
+        for path, line in defined(name):
+            if (path, line) not in own:
+                homeless.setdefault(path, set()).add(line)
+    if not homeless:
+        return
+    for cand in candidates:
+        row = cand.row
+        if row.chunk_id not in lifted and any(row.start_line <= line <= row.end_line
+                                              for line in homeless.get(row.path, ())):
+            priors.scale(cand, prior)
 
 
 def _check(stop: ShouldStop) -> None:

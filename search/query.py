@@ -300,6 +300,19 @@ def name_in_words(parsed: ParsedQuery) -> str | None:
     return "".join(words).lower()
 
 
+def name_spellings(parsed: ParsedQuery) -> tuple[str, ...]:
+    """How code most often writes the name a query spells as words (`name_in_words`):
+    snake_case, SCREAMING_SNAKE_CASE, PascalCase and camelCase, so that its definitions can be
+    looked up by name (`SearchStore.definition_lines`) when no hit is one. A name spelled
+    another way (`HTTPError` from "http error") is still lifted when a hit defines it."""
+    if name_in_words(parsed) is None:
+        return ()
+    words = [w.lower() for w in parsed.raw.split()]
+    snake = "_".join(words)
+    camel = words[0] + "".join(w.capitalize() for w in words[1:])
+    return tuple(dict.fromkeys((snake, snake.upper(), camel[0].upper() + camel[1:], camel)))
+
+
 def reads_as_sentence(parsed: ParsedQuery) -> bool:
     """Words that `auto` would answer by meaning, whatever mode the request set: not a
     name, a quoted text, code or a question about a name's uses."""

@@ -412,3 +412,9 @@ async def test_a_local_type_is_cited_at_its_line_in_the_chunk_that_holds_it(
     assert top["location"]["uri"].endswith("/src/thunk.ts")
     assert top["selection"]["start"] == {"line": 1, "character": 7}
     assert "holds_query_definition" in [p["name"] for p in top["retrieval"]["priors"]]
+    # Its name typed as words finds the same definition by how code spells them.
+    found = valid(await s.search({"query": "rejected meta", "k": 2, "explain": True}))
+    top = found["hits"][0]
+    assert top["location"]["uri"].endswith("/src/thunk.ts")
+    assert top["selection"]["start"] == {"line": 1, "character": 7}
+    assert "holds_query_words" in [p["name"] for p in top["retrieval"]["priors"]]

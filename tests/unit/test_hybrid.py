@@ -676,3 +676,19 @@ def test_a_definition_with_no_chunk_of_its_own_is_cited_by_the_chunk_that_holds_
     top = result.hits[0]
     assert (top.path, top.symbol, top.span.start_line) == ("src/thunk.ts", "createThunk", 1)
     assert "holds_query_definition" in [p.name for p in top.retrieval.priors]
+
+
+@pytest.mark.parametrize("mode", ["lexical", "hybrid", "auto"])
+def test_a_name_typed_as_words_with_no_chunk_of_its_own_lifts_the_chunk_that_holds_it(
+        local_types: Workspace, mode: str) -> None:
+    # "rejected meta" spells `RejectedMeta`, a local type with no chunk of its own. No hit
+    # defines it, so the definitions-first prior for words had nothing to lift, and the three
+    # short functions that use it ranked first. Its definition is found by how code spells
+    # those words, and the chunk that holds it comes first, saying why.
+    result = local_types.searcher.search(SearchRequest("rejected meta", mode=mode, k=3,
+                                                       explain=True))
+    assert result.meta.intent["name"] == ("concept" if mode == "auto" else mode)
+    top = result.hits[0]
+    assert (top.path, top.symbol) == ("src/thunk.ts", "createThunk")
+    assert "holds_query_words" in [p.name for p in top.retrieval.priors]
+    assert len(result.hits) == 3

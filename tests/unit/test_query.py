@@ -8,6 +8,7 @@ from search.query import (
     fill_terms,
     name_in_words,
     name_key,
+    name_spellings,
     parse,
     private_name,
     reads_as_sentence,
@@ -100,6 +101,14 @@ def test_a_name_typed_as_words_has_the_names_key(query: str, name: str) -> None:
     parsed = parse(query)
     assert reads_as_sentence(parsed)  # still answered as words
     assert name_in_words(parsed) == name_key(name)
+
+
+def test_a_name_typed_as_words_is_looked_up_as_code_spells_it() -> None:
+    assert name_spellings(parse("Digest auth")) == (
+        "digest_auth", "DIGEST_AUTH", "DigestAuth", "digestAuth")
+    assert name_spellings(parse("utf8 decode")) == (
+        "utf8_decode", "UTF8_DECODE", "Utf8Decode", "utf8Decode")
+    assert name_spellings(parse("how are the digest auth headers built once more")) == ()
 
 
 @pytest.mark.parametrize("query", [
