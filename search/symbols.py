@@ -37,6 +37,7 @@ from typing import Protocol
 from indexing.records import SymbolKind
 from indexing.store import SymbolRow
 from indexing.text import split_identifier
+from search.heap import keep_long_lived
 
 #: Runs a piece of work in the background under a key (a key already queued is not queued again).
 Schedule = Callable[[str, Callable[[], None]], None]
@@ -602,8 +603,10 @@ class SymbolIndex:
         # Read the version before the rows: a write landing in between bumps the version
         # again, so the next call catches up rather than keeping stale rows.
         self.reloads += 1
-        return _IndexState(SymbolMatcher(self._store.all_symbols()), version, version, None,
-                           frozenset())
+        state = _IndexState(SymbolMatcher(self._store.all_symbols()), version, version, None,
+                            frozenset())
+        keep_long_lived()
+        return state
 
     def _rebuild(self) -> None:
         state = self._full(self._version())
