@@ -578,18 +578,19 @@ class PgStore:
 
     def definitions_named(self, name: str) -> list[tuple[str, Symbol]]:
         """(path, symbol) of every definition of `name`, in path order."""
-        return [(r[0], symbol_from(r[1:])) for r in self.execute(
-            f"SELECT f.path, {SYMBOL_COLUMNS} FROM kebab.symbols s JOIN kebab.files f "
-            "ON f.id = s.file_id WHERE f.repo = %s AND s.name = %s "
-            "ORDER BY f.path COLLATE \"C\", s.ord", (self.repo, name)).fetchall()]
+        return [(r[0], symbol_from(r[1:])) for r in self._named(SYMBOL_COLUMNS, name)]
 
     def definition_lines(self, name: str) -> list[tuple[str, int]]:
         """(path, line of its name) of every definition of `name`, in path order
         (`indexing.store.refs`)."""
-        return [(r[0], r[1]) for r in self.execute(
-            "SELECT f.path, s.sel_start_line FROM kebab.symbols s JOIN kebab.files f "
+        return [(r[0], r[1]) for r in self._named("s.sel_start_line", name)]
+
+    def _named(self, columns: str, name: str) -> list[tuple[Any, ...]]:
+        """The path and `columns` of every definition of `name`, in path order."""
+        return self.execute(
+            f"SELECT f.path, {columns} FROM kebab.symbols s JOIN kebab.files f "
             "ON f.id = s.file_id WHERE f.repo = %s AND s.name = %s "
-            "ORDER BY f.path COLLATE \"C\", s.ord", (self.repo, name)).fetchall()]
+            "ORDER BY f.path COLLATE \"C\", s.ord", (self.repo, name)).fetchall()
 
     def file_text_of(self, file_rowid: int) -> str | None:
         r = self.execute("SELECT text FROM kebab.files WHERE repo = %s AND id = %s",

@@ -690,17 +690,19 @@ class Refs(StoreConnection):
 
     def definitions_named(self, name: str) -> list[tuple[str, Symbol]]:
         """(path, symbol) of every definition of `name`, in path order."""
-        return [(r[0], symbol_from(r[1:])) for r in self.conn.execute(
-            f"SELECT f.path, {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id "
-            "WHERE s.name = ? ORDER BY f.path, s.ord", (name,))]
+        return [(r[0], symbol_from(r[1:])) for r in self._named(SYMBOL_COLUMNS, name)]
 
     def definition_lines(self, name: str) -> list[tuple[str, int]]:
         """(path, line of its name) of every definition of `name`, in path order: what a
         search that names it reads, on every identifier query, without building symbols
         (`definitions_named` of Django's 911 `__init__` takes 11 ms)."""
-        return [(r[0], r[1]) for r in self.conn.execute(
-            "SELECT f.path, s.sel_start_line FROM symbols s JOIN files f ON f.id = s.file_id "
-            "WHERE s.name = ? ORDER BY f.path, s.ord", (name,))]
+        return [(r[0], r[1]) for r in self._named("s.sel_start_line", name)]
+
+    def _named(self, columns: str, name: str) -> Iterator[tuple[Any, ...]]:
+        """The path and `columns` of every definition of `name`, in path order."""
+        return self.conn.execute(
+            f"SELECT f.path, {columns} FROM symbols s JOIN files f ON f.id = s.file_id "
+            "WHERE s.name = ? ORDER BY f.path, s.ord", (name,))
 
     def imports_of(self, file_rowid: int, limit: int = 100) -> list[str]:
         """The names a file imports, first occurrence first."""
