@@ -270,8 +270,7 @@ class Searcher:
         if named:
             _definition_first(candidates, named, self.store.definition_lines)
         elif req.intent == "auto" and reads_as_sentence(parsed):
-            _worded_definition_first(candidates, name_in_words(parsed), name_spellings(parsed),
-                                     self.store.definition_lines)
+            _worded_definition_first(candidates, parsed, self.store.definition_lines)
         candidates = priors.apply(candidates, question=asks and intent.name not in _LOOKUPS)
         hits: list[Hit] = []
         seen: set[tuple[str, Span]] = set()
@@ -586,8 +585,7 @@ def _definition_first(candidates: list[Candidate], symbol: str,
                   Prior("holds_query_definition", DEFINITION_CASE_MATCH))
 
 
-def _worded_definition_first(candidates: list[Candidate], key: str | None,
-                             spellings: tuple[str, ...],
+def _worded_definition_first(candidates: list[Candidate], parsed: ParsedQuery,
                              defined: Callable[[str], list[tuple[str, int]]]) -> None:
     """A query that spells a name as words ("digest auth"): boost the definitions with exactly
     that name (`name_in_words`), by the factor of a case-insensitive identifier match. On
@@ -595,6 +593,7 @@ def _worded_definition_first(candidates: list[Candidate], key: str | None,
     before and 99-100% after, on ten trees (`docs/bench/quality-2026-11-29i.md`). A
     definition with no chunk of its own, looked up by the usual spellings of the words, lifts
     the chunk that holds it, as for an identifier."""
+    key = name_in_words(parsed)
     if key is None:
         return
     lifted: set[str] = set()
@@ -603,7 +602,7 @@ def _worded_definition_first(candidates: list[Candidate], key: str | None,
         if sym is not None and name_key(sym.name) == key:
             lifted.add(cand.row.chunk_id)
             priors.scale(cand, Prior("defines_query_words", DEFINITION_MATCH))
-    _lift_holders(candidates, defined, spellings, lifted,
+    _lift_holders(candidates, defined, name_spellings(parsed), lifted,
                   Prior("holds_query_words", DEFINITION_MATCH))
 
 
