@@ -286,20 +286,28 @@ def test_limit_and_total() -> None:
     assert matcher.match("user", limit=0).total == 301
 
 
-def test_total_is_exact_on_the_scan_path() -> None:
+def test_scan_path_stops_once_full_and_says_its_total_is_a_lower_bound() -> None:
     # Enough candidates that the matcher scans tier by tier instead of classifying each.
     rows = [sym(f"alpha{i}") for i in range(6000)] + [sym("xalpha"), sym("a_l_p_h_a")]
-    result = SymbolMatcher(rows).match("alpha", limit=3)
+    matcher = SymbolMatcher(rows)
+    result = matcher.match("alpha", limit=3)
     assert names(result) == ["alpha0", "alpha1", "alpha2"]
-    assert result.total == 6002
-    tail = SymbolMatcher(rows).match("alpha", limit=6002)
+    # It read the candidates the classify path would take (4 tiers before the last), and one more.
+    assert (result.total, result.total_is_lower_bound) == (4 * symbols._CLASSIFY_PER_TIER + 1,
+                                                           True)
+    tail = matcher.match("alpha", limit=6002)
     assert names(tail)[-2:] == ["a_l_p_h_a", "xalpha"]
     assert tiers(tail)[-2:] == [WORD, SUBSTRING]
+    assert (tail.total, tail.total_is_lower_bound) == (6002, False)
+    # A last tier that must read past the candidates finds the rest after them, in order.
+    rows = [sym(f"a{i}lpha") for i in range(2000)] + [sym("alpha")]
+    every = names(SymbolMatcher(rows).match("alpha", limit=3000))
+    assert every[0] == "alpha" and sorted(every[1:]) == sorted(f"a{i}lpha" for i in range(2000))
 
 
 def test_many_candidates_rank_as_classifying_each_would(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Between the classify threshold and the candidate cap, the earlier tiers are scanned and
-    # the last is read off the candidates: the answer and its total must not change.
+    # Past the classify threshold, the earlier tiers are scanned and the last starts from the
+    # candidates: the answer must not change, and a total short of every match says so.
     words = ["get", "set", "user", "id", "name", "Parse", "json"]
     rows = [
         sym(a + b.title() + c, line=i)
@@ -315,7 +323,11 @@ def test_many_candidates_rank_as_classifying_each_would(monkeypatch: pytest.Monk
         want = matcher.match(q, k)
         assert [(m.row.id, m.tier, m.score) for m in got.items] == [
             (m.row.id, m.tier, m.score) for m in want.items], (q, k)
-        assert got.total == want.total, (q, k)
+        assert not want.total_is_lower_bound
+        if got.total_is_lower_bound:
+            assert len(got.items) < got.total <= want.total, (q, k)
+        else:
+            assert got.total == want.total, (q, k)
 
 
 def test_scan_path_agrees_with_classifying_path() -> None:
@@ -331,6 +343,29 @@ def test_scan_path_agrees_with_classifying_path() -> None:
         a = [(m.row.symbol.name, m.tier) for m in small.match(query, 500).items]
         b = [(m.row.symbol.name, m.tier) for m in big.match(query, 10_000).items[::40]]
         assert a == b, query
+
+
+def test_anchored_subsequence_answers_as_the_unanchored_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The subsequence is anchored at each line's start when its first character is common;
+    # that changes only how fast the lines are found.
+    words = ["get", "set", "user", "id", "name", "Parse", "json"]
+    rows = [
+        sym(a + b.title() + c, line=i, container=b.title() if i % 3 else None,
+            qualified=f"{b.title()}.{a}{b.title()}{c}" if i % 3 else None)
+        for i, (a, b, c) in enumerate(itertools.product(words, words, ["", "_x", "Y"]))
+    ] * 12  # 1764 rows: "us", "e" and "x" take the tier-by-tier path
+    matcher = SymbolMatcher(rows)
+    queries = ("us", "gUI", "sj", "setuser", "x", "e", "Us", "_x", "Name.gn", "user.", "jy")
+    monkeypatch.setattr(symbols, "_ANCHOR_PER_LINE", float("inf"))
+    plain = {(q, k): matcher.match(q, k) for q in queries for k in (3, 10_000)}
+    monkeypatch.setattr(symbols, "_ANCHOR_PER_LINE", -1.0)
+    for (q, k), want in plain.items():
+        got = matcher.match(q, k)
+        assert [(m.row.id, m.tier, m.score) for m in got.items] == [
+            (m.row.id, m.tier, m.score) for m in want.items], (q, k)
+        assert (got.total, got.total_is_lower_bound) == (want.total, want.total_is_lower_bound)
+    assert plain[("x", 10_000)].items and plain[("Name.gn", 10_000)].items
 
 
 def test_reserved_characters_in_names_are_harmless() -> None:
