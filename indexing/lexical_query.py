@@ -53,15 +53,21 @@ def _fts5_quote(token: str) -> str:
     return '"' + token.replace('"', '""') + '"'
 
 
-def fts5_term(term: str) -> str:
-    """One user term as FTS5: the token itself, or the phrase of its identifier parts, so
-    `getUserById` matches itself and `get_user_by_id` and text that says `get user by id`."""
+def fts5_phrases(term: str) -> list[str]:
+    """The FTS5 phrases one user term matches as, in a fixed order: the token itself, and the
+    phrase of its identifier parts, so `getUserById` matches itself and `get_user_by_id` and
+    text that says `get user by id`."""
     clauses = {_fts5_quote(term)}
     parts = token_parts(term)
     if len(parts) > 1:
         clauses.add(_fts5_quote(" ".join(parts)))
-    ordered = sorted(clauses)
-    return ordered[0] if len(ordered) == 1 else "(" + " OR ".join(ordered) + ")"
+    return sorted(clauses)
+
+
+def fts5_term(term: str) -> str:
+    """One user term as FTS5: any of its phrases (`fts5_phrases`)."""
+    phrases = fts5_phrases(term)
+    return phrases[0] if len(phrases) == 1 else "(" + " OR ".join(phrases) + ")"
 
 
 def fts5_expression(query: LexicalQuery) -> str:

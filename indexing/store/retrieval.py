@@ -14,7 +14,7 @@ import apsw
 from indexing.filters import Filters
 from indexing.lexical_query import LexicalQuery, fts5_expression
 from indexing.schema import FTS_WEIGHTS
-from indexing.store import split_rank
+from indexing.store import max_score, split_rank
 from indexing.store.connection import StoreConnection, StoreError
 from indexing.store.rows import (
     CHUNK_COLUMNS_NO_TEXT,
@@ -84,6 +84,7 @@ def _filter_sql(filters: Filters) -> tuple[str, list[Any]]:
 class Retrieval(StoreConnection):
     def __init__(self, index_dir: Path) -> None:
         self._rank_splitter = split_rank.RankSplitter()  # before opening: a rebuild closes
+        self._term_counts = max_score.TermCounts()
         super().__init__(index_dir)
 
     def close(self) -> None:
@@ -95,23 +96,20 @@ class Retrieval(StoreConnection):
     ) -> list[ChunkRow]:
         """Chunks matching `query` (as FTS5), best bm25 first; ties by path, line, chunk id
         so the same index and query always give the same order."""
-        expr = fts5_expression(query)
         excluded = set(exclude)
         try:
             if filters == Filters():
-                # An any-term query is the broad one (`split_rank`).
-                return self._match_unfiltered(expr, limit, excluded,
-                                              query.raw is None and query.op == "or")
-            return self._match_filtered(expr, filters, limit, excluded)
+                return self._match_unfiltered(query, limit, excluded)
+            return self._match_filtered(fts5_expression(query), filters, limit, excluded)
         except apsw.SQLError as exc:
             raise QuerySyntaxError(str(exc)) from exc
 
-    def _match_unfiltered(self, expr: str, limit: int, excluded: set[int], split: bool
+    def _match_unfiltered(self, query: LexicalQuery, limit: int, excluded: set[int]
                           ) -> list[ChunkRow]:
         with self.reading():
-            return self._match_unfiltered_read(expr, limit, excluded, split)
+            return self._match_unfiltered_read(query, limit, excluded)
 
-    def _match_unfiltered_read(self, expr: str, limit: int, excluded: set[int], split: bool
+    def _match_unfiltered_read(self, query: LexicalQuery, limit: int, excluded: set[int]
                                ) -> list[ChunkRow]:
         """Rank inside FTS5 alone, then join only the winners: joining every match first
         costs four times as much on broad queries. Rows tied with the last one kept are all
@@ -122,7 +120,7 @@ class Retrieval(StoreConnection):
         # and the second pass that scores every match again (45 ms for a 28,000-match query
         # on Django) is left for a tie that runs past it.
         read = 2 * (limit + len(excluded) + 1)
-        first = self._best_matches(expr, read, split)
+        expr, first = self._best_matches(query, read)
         ranked = [(rid, r) for rid, r in first if rid not in excluded]
         if len(ranked) > limit:
             boundary = ranked[limit - 1][1]
@@ -147,28 +145,39 @@ class Retrieval(StoreConnection):
         rows.sort(key=lambda c: (c.rank, c.path, c.start_line, c.chunk_id))
         return rows[:limit]
 
-    def _best_matches(self, expr: str, n: int, split: bool) -> list[tuple[int, float]]:
-        """The best `n` (rowid, bm25) of `expr`, best first, on this thread's open read
-        transaction; ranked in two halves at once on a large index (`split_rank`)."""
+    def _best_matches(self, query: LexicalQuery, n: int) -> tuple[str, list[tuple[int, float]]]:
+        """The expression ranked and its best `n` (rowid, bm25), best first, on this thread's
+        open read transaction. On a large index, an any-term query skips the chunks that hold
+        only its common words when that provably changes nothing (`max_score`), or else is
+        ranked in two halves at once (`split_rank`)."""
         conn = self.conn
-        if not split:
-            return conn.execute(_BEST, (expr, n)).fetchall()
+        expr = fts5_expression(query)
+        if query.raw is not None or query.op != "or":
+            return expr, conn.execute(_BEST, (expr, n)).fetchall()
         # Two subqueries: SQLite reads one end of the rowid b-tree for a lone min() or max(),
         # but scans the table for both in one SELECT (2.5 ms on Django).
         low, high = conn.execute(
             "SELECT (SELECT min(id) FROM chunks), (SELECT max(id) FROM chunks)").fetchone()
-        if low is None or high - low < split_rank.MIN_SPLIT_ROWIDS:
-            return conn.execute(_BEST, (expr, n)).fetchall()
-        middle = (low + high + 1) // 2
+        if low is None:
+            return expr, conn.execute(_BEST, (expr, n)).fetchall()
         here = self._read_state()
+        if high - low >= max_score.MIN_ROWIDS:
+            terms = max_score.plan(query.terms, here, conn, self._term_counts)
+            expr = terms.expression
+            found = terms.best(n, lambda e, k: conn.execute(_BEST, (e, k)).fetchall())
+            if found is not None:
+                return expr, found
+        if high - low < split_rank.MIN_SPLIT_ROWIDS:
+            return expr, conn.execute(_BEST, (expr, n)).fetchall()
+        middle = (low + high + 1) // 2
         upper = self._rank_splitter.try_submit(lambda: self._upper_half(expr, middle, n))
         if upper is None:
-            return conn.execute(_BEST, (expr, n)).fetchall()
+            return expr, conn.execute(_BEST, (expr, n)).fetchall()
         lower = conn.execute(_BEST_IN, (expr, 0, middle, n)).fetchall()
         there, rows = upper.result()
         if there != here:  # a write landed between the two halves' reads
             rows = conn.execute(_BEST_IN, (expr, middle, _NO_END, n)).fetchall()
-        return sorted([*lower, *rows], key=lambda m: (m[1], m[0]))[:n]
+        return expr, sorted([*lower, *rows], key=lambda m: (m[1], m[0]))[:n]
 
     def _upper_half(self, expr: str, middle: int, n: int
                     ) -> tuple[tuple[int, str | None], list[tuple[int, float]]]:
