@@ -116,11 +116,7 @@ class Retrieval(StoreConnection):
         fetched, so the tie-break by path and line sees every candidate. Both reads see one
         state of the index (`reading`), so a match without its chunk is damage, not a write
         that landed in between."""
-        # Twice as many as needed: a tie at the cut then usually ends inside what was read,
-        # and the second pass that scores every match again (45 ms for a 28,000-match query
-        # on Django) is left for a tie that runs past it.
-        read = 2 * (limit + len(excluded) + 1)
-        expr, first = self._best_matches(query, read)
+        expr, first, read = self._best_matches(query, limit + len(excluded) + 1)
         ranked = [(rid, r) for rid, r in first if rid not in excluded]
         if len(ranked) > limit:
             boundary = ranked[limit - 1][1]
@@ -145,39 +141,49 @@ class Retrieval(StoreConnection):
         rows.sort(key=lambda c: (c.rank, c.path, c.start_line, c.chunk_id))
         return rows[:limit]
 
-    def _best_matches(self, query: LexicalQuery, n: int) -> tuple[str, list[tuple[int, float]]]:
-        """The expression ranked and its best `n` (rowid, bm25), best first, on this thread's
-        open read transaction. On a large index, an any-term query skips the chunks that hold
-        only its common words when that provably changes nothing (`max_score`), or else is
-        ranked in two halves at once (`split_rank`)."""
+    def _best_matches(self, query: LexicalQuery, need: int
+                      ) -> tuple[str, list[tuple[int, float]], int]:
+        """The expression ranked, its best (rowid, bm25) on this thread's open read
+        transaction, best first, and how many were asked for: more than `need`, so that a tie
+        at the cut shows in the last one read. On a large index, an any-term query skips the
+        chunks that hold only its common words when that provably changes nothing
+        (`max_score`), or else is ranked in two halves at once (`split_rank`).
+
+        A full ranking reads twice as many as needed: a tie at the cut then usually ends
+        inside what was read, and the second pass that scores every match again (45 ms for a
+        28,000-match query on Django) is left for a tie that runs past it. A skip proves only
+        a few more than needed (`max_score.proven_depth`), since its cost grows with what it
+        must prove."""
         conn = self.conn
+        n = 2 * need
         expr = fts5_expression(query)
         if query.raw is not None or query.op != "or":
-            return expr, conn.execute(_BEST, (expr, n)).fetchall()
+            return expr, conn.execute(_BEST, (expr, n)).fetchall(), n
         # Two subqueries: SQLite reads one end of the rowid b-tree for a lone min() or max(),
         # but scans the table for both in one SELECT (2.5 ms on Django).
         low, high = conn.execute(
             "SELECT (SELECT min(id) FROM chunks), (SELECT max(id) FROM chunks)").fetchone()
         if low is None:
-            return expr, conn.execute(_BEST, (expr, n)).fetchall()
+            return expr, conn.execute(_BEST, (expr, n)).fetchall(), n
         here = self._read_state()
         if high - low >= max_score.MIN_ROWIDS:
             terms = max_score.plan(query.terms, here, conn, self._term_counts)
             expr = terms.expression
-            found = terms.best(n, lambda e, k: conn.execute(_BEST, (e, k)).fetchall())
+            proven = max_score.proven_depth(need)
+            found = terms.best(proven, lambda e, k: conn.execute(_BEST, (e, k)).fetchall())
             if found is not None:
-                return expr, found
+                return expr, found, proven
         if high - low < split_rank.MIN_SPLIT_ROWIDS:
-            return expr, conn.execute(_BEST, (expr, n)).fetchall()
+            return expr, conn.execute(_BEST, (expr, n)).fetchall(), n
         middle = (low + high + 1) // 2
         upper = self._rank_splitter.try_submit(lambda: self._upper_half(expr, middle, n))
         if upper is None:
-            return expr, conn.execute(_BEST, (expr, n)).fetchall()
+            return expr, conn.execute(_BEST, (expr, n)).fetchall(), n
         lower = conn.execute(_BEST_IN, (expr, 0, middle, n)).fetchall()
         there, rows = upper.result()
         if there != here:  # a write landed between the two halves' reads
             rows = conn.execute(_BEST_IN, (expr, middle, _NO_END, n)).fetchall()
-        return expr, sorted([*lower, *rows], key=lambda m: (m[1], m[0]))[:n]
+        return expr, sorted([*lower, *rows], key=lambda m: (m[1], m[0]))[:n], n
 
     def _upper_half(self, expr: str, middle: int, n: int
                     ) -> tuple[tuple[int, str | None], list[tuple[int, float]]]:
