@@ -50,6 +50,7 @@ MARGIN = 1e-9
 #: in ms: 16.5 / 35.6 never skipping; 14.5 / 29.3 at 0.2; 14.0 / 28.0 at 0.3; 13.7 / 28.0 at
 #: 0.5; 13.6 / 28.3 at 0.7.
 MAX_RARE_SHARE = 0.3
+FIRST_FACTOR = 1
 #: Counts kept for one state of the index before the oldest are dropped.
 MAX_COUNTED_PHRASES = 4096
 
@@ -66,6 +67,9 @@ def proven_depth(need: int) -> int:
 
 
 Ranker = Callable[[str, int], list[tuple[int, float]]]
+#: Two best-n statements at once (on two connections): the store's `_two_at_once`.
+TwoRanker = Callable[[str, str, int],
+                     tuple[list[tuple[int, float]], list[tuple[int, float]]]]
 
 
 class TermCounts:
@@ -113,10 +117,11 @@ class AnyTermPlan:
     def expression(self) -> str:
         return " OR ".join(t.expression for t in self.terms)
 
-    def best(self, n: int, rank: Ranker) -> list[tuple[int, float]] | None:
+    def best(self, n: int, rank: Ranker, rank_two: TwoRanker | None = None
+             ) -> list[tuple[int, float]] | None:
         """The best `n` (rowid, bm25) of the whole expression, ties by rowid, or None when no
         cut proves that the chunks it leaves out rank below them. `rank(expr, n)` is the
-        store's best-n statement.
+        store's best-n statement, `rank_two` the same for two at once.
 
         The first statement ranks the fewest rare terms that can hold `n` chunks, on their
         own: every chunk scores at least that, so its n-th score is a floor under the answer,
@@ -136,7 +141,7 @@ class AnyTermPlan:
         for c, term in enumerate(terms):
             common[c + 1] = common[c] + term.ceiling
         budget = MAX_RARE_SHARE * rare[0]
-        first = next((c for c in range(len(terms) - 1, 0, -1) if rare[c] >= n), 1)
+        first = next((c for c in range(len(terms) - 1, 0, -1) if rare[c] >= FIRST_FACTOR * n), 1)
         if rare[first] > budget:
             return None
         alone = rank(self._any(first), n)
@@ -149,9 +154,13 @@ class AnyTermPlan:
         cut = next((c for c in range(first, 0, -1) if _below(common[c], floor)), 0)
         if cut < 1 or rare[cut] > budget:
             return None
-        if cut != first:
-            alone = rank(self._any(cut), n)
-        both = rank(f"({self._any(0, cut)}) AND ({self._any(cut)})", n)
+        both_expr = f"({self._any(0, cut)}) AND ({self._any(cut)})"
+        if cut == first:
+            both = rank(both_expr, n)
+        elif rank_two is None:
+            alone, both = rank(self._any(cut), n), rank(both_expr, n)
+        else:
+            alone, both = rank_two(self._any(cut), both_expr, n)
         held = {rowid for rowid, _ in both}
         found = sorted([*both, *(m for m in alone if m[0] not in held)],
                        key=lambda m: (m[1], m[0]))[:n]

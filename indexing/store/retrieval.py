@@ -170,7 +170,8 @@ class Retrieval(StoreConnection):
             terms = max_score.plan(query.terms, here, conn, self._term_counts)
             expr = terms.expression
             proven = max_score.proven_depth(need)
-            found = terms.best(proven, lambda e, k: conn.execute(_BEST, (e, k)).fetchall())
+            found = terms.best(proven, lambda e, k: conn.execute(_BEST, (e, k)).fetchall(),
+                               lambda e, f, k: self._two_at_once(here, e, f, k))
             if found is not None:
                 return expr, found, proven
         if high - low < split_rank.MIN_SPLIT_ROWIDS:
@@ -187,9 +188,26 @@ class Retrieval(StoreConnection):
 
     def _upper_half(self, expr: str, middle: int, n: int
                     ) -> tuple[tuple[int, str | None], list[tuple[int, float]]]:
+        return self._elsewhere(_BEST_IN, (expr, middle, _NO_END, n))
+
+    def _elsewhere(self, sql: str, args: tuple[Any, ...]
+                   ) -> tuple[tuple[int, str | None], list[tuple[int, float]]]:
         """Run on the helper thread, in a read transaction of its own connection."""
         with self.reading() as conn:
-            return self._read_state(), conn.execute(_BEST_IN, (expr, middle, _NO_END, n)).fetchall()
+            return self._read_state(), conn.execute(sql, args).fetchall()
+
+    def _two_at_once(self, here: tuple[int, str | None], mine: str, theirs: str, n: int
+                     ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        """The best `n` of two expressions, `theirs` ranked on the helper thread while this
+        one ranks `mine` (again here if the helper is busy or read another state)."""
+        conn = self.conn
+        helper = self._rank_splitter.try_submit(lambda: self._elsewhere(_BEST, (theirs, n)))
+        first = conn.execute(_BEST, (mine, n)).fetchall()
+        if helper is not None:
+            there, second = helper.result()
+            if there == here:
+                return first, second
+        return first, conn.execute(_BEST, (theirs, n)).fetchall()
 
     def _read_state(self) -> tuple[int, str | None]:
         """Which database and which committed write this thread's transaction reads."""

@@ -162,9 +162,9 @@ def test_the_store_answers_the_same_with_the_skip(indexed: tuple[Store, Indexer,
     proven: list[bool] = []
     best = max_score.AnyTermPlan.best
 
-    def counted(self: max_score.AnyTermPlan, n: int, rank: max_score.Ranker
-                ) -> list[tuple[int, float]] | None:
-        found = best(self, n, rank)
+    def counted(self: max_score.AnyTermPlan, n: int, rank: max_score.Ranker,
+                rank_two: max_score.TwoRanker | None = None) -> list[tuple[int, float]] | None:
+        found = best(self, n, rank, rank_two)
         proven.append(found is not None)
         return found
 
