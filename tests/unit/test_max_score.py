@@ -174,3 +174,35 @@ def test_the_store_answers_the_same_with_the_skip(indexed: tuple[Store, Indexer,
     assert answers() == plain
     assert answers(some) == plain_excluding
     assert proven and all(proven)
+
+
+def test_the_two_statements_at_once_read_one_state(indexed: tuple[Store, Indexer, Path],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A skip's last two statements run at once, one on the rank helper thread. A save that
+    lands before the helper reads is not mixed in: its statement is ranked again in the
+    caller's state, so the answer is the one before the save; the next query sees the save."""
+    store, indexer, root = indexed
+    monkeypatch.setattr(max_score, "MIN_ROWIDS", 0)
+    terms = ("handle", "value", "ledger", "invoice")
+
+    def answer() -> list[tuple[str, str, float]]:
+        return [(r.chunk_id, r.path, r.rank) for r in
+                store.match_chunks(LexicalQuery.any_of(terms), Filters(), 5)]
+
+    before = answer()
+    elsewhere = store._elsewhere
+    saves: list[str] = []
+
+    def save_first(*args: object) -> object:
+        if not saves:
+            path = root / "a_new.py"
+            path.write_text("def handle_ledger_invoice(value):\n"
+                            "    \"\"\"Ledger invoice ledger invoice.\"\"\"\n    return value\n")
+            indexer.update_paths([path])
+            saves.append(path.name)
+        return elsewhere(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "_elsewhere", save_first)
+    assert answer() == before
+    assert saves == ["a_new.py"]  # the helper did run one of the statements
+    assert "a_new.py" in {path for _, path, _ in answer()}
