@@ -50,8 +50,7 @@ MARGIN = 1e-9
 #: in ms: 16.5 / 35.6 never skipping; 14.5 / 29.3 at 0.2; 14.0 / 28.0 at 0.3; 13.7 / 28.0 at
 #: 0.5; 13.6 / 28.3 at 0.7.
 MAX_RARE_SHARE = 0.3
-FIRST_FACTOR = 1
-#: Counts kept for one state of the index before the oldest are dropped.
+#: Counts kept for one state of the index; past it, all are dropped and counted again.
 MAX_COUNTED_PHRASES = 4096
 
 #: How many more than needed a skip proves, as a share of the need (`proven_depth`). The
@@ -141,7 +140,8 @@ class AnyTermPlan:
         for c, term in enumerate(terms):
             common[c + 1] = common[c] + term.ceiling
         budget = MAX_RARE_SHARE * rare[0]
-        first = next((c for c in range(len(terms) - 1, 0, -1) if rare[c] >= FIRST_FACTOR * n), 1)
+        # Starting from a wider rare side (4, 8 or 16 times n matches) measured the same.
+        first = next((c for c in range(len(terms) - 1, 0, -1) if rare[c] >= n), 1)
         if rare[first] > budget:
             return None
         alone = rank(self._any(first), n)
