@@ -66,7 +66,7 @@ def proven_depth(need: int) -> int:
 
 
 Ranker = Callable[[str, int], list[tuple[int, float]]]
-#: Two best-n statements at once (on two connections): the store's `_two_at_once`.
+#: Two best-n statements at once, on two connections (the store's `_at_once`).
 TwoRanker = Callable[[str, str, int],
                      tuple[list[tuple[int, float]], list[tuple[int, float]]]]
 

@@ -156,58 +156,63 @@ class Retrieval(StoreConnection):
         must prove."""
         conn = self.conn
         n = 2 * need
+
+        def rank(expr: str, k: int) -> list[tuple[int, float]]:
+            return conn.execute(_BEST, (expr, k)).fetchall()
+
         expr = fts5_expression(query)
         if query.raw is not None or query.op != "or":
-            return expr, conn.execute(_BEST, (expr, n)).fetchall(), n
+            return expr, rank(expr, n), n
         # Two subqueries: SQLite reads one end of the rowid b-tree for a lone min() or max(),
         # but scans the table for both in one SELECT (2.5 ms on Django).
         low, high = conn.execute(
             "SELECT (SELECT min(id) FROM chunks), (SELECT max(id) FROM chunks)").fetchone()
         if low is None:
-            return expr, conn.execute(_BEST, (expr, n)).fetchall(), n
+            return expr, rank(expr, n), n
         here = self._read_state()
         if high - low >= max_score.MIN_ROWIDS:
             terms = max_score.plan(query.terms, here, conn, self._term_counts)
             expr = terms.expression
+
+            def rank_two(mine: str, theirs: str, k: int
+                         ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+                return (self._at_once(here, (_BEST, (mine, k)), (_BEST, (theirs, k)))
+                        or (rank(mine, k), rank(theirs, k)))
+
             proven = max_score.proven_depth(need)
-            found = terms.best(proven, lambda e, k: conn.execute(_BEST, (e, k)).fetchall(),
-                               lambda e, f, k: self._two_at_once(here, e, f, k))
+            found = terms.best(proven, rank, rank_two)
             if found is not None:
                 return expr, found, proven
         if high - low < split_rank.MIN_SPLIT_ROWIDS:
-            return expr, conn.execute(_BEST, (expr, n)).fetchall(), n
+            return expr, rank(expr, n), n
         middle = (low + high + 1) // 2
-        upper = self._rank_splitter.try_submit(lambda: self._upper_half(expr, middle, n))
-        if upper is None:
-            return expr, conn.execute(_BEST, (expr, n)).fetchall(), n
-        lower = conn.execute(_BEST_IN, (expr, 0, middle, n)).fetchall()
-        there, rows = upper.result()
-        if there != here:  # a write landed between the two halves' reads
-            rows = conn.execute(_BEST_IN, (expr, middle, _NO_END, n)).fetchall()
-        return expr, sorted([*lower, *rows], key=lambda m: (m[1], m[0]))[:n], n
+        halves = self._at_once(here, (_BEST_IN, (expr, 0, middle, n)),
+                               (_BEST_IN, (expr, middle, _NO_END, n)))
+        if halves is None:  # the helper is busy: rank the whole range here
+            return expr, rank(expr, n), n
+        return expr, sorted([*halves[0], *halves[1]], key=lambda m: (m[1], m[0]))[:n], n
 
-    def _upper_half(self, expr: str, middle: int, n: int
-                    ) -> tuple[tuple[int, str | None], list[tuple[int, float]]]:
-        return self._elsewhere(_BEST_IN, (expr, middle, _NO_END, n))
+    def _at_once(self, here: tuple[int, str | None], mine: tuple[str, tuple[Any, ...]],
+                 theirs: tuple[str, tuple[Any, ...]]
+                 ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]] | None:
+        """Two ranking statements at once: `theirs` on the helper thread (`split_rank`), in a
+        read transaction of its own, while this thread runs `mine`; None when the helper is
+        busy. When the helper read another state of the index than `here` (a write landed
+        between the two reads), `theirs` runs again here, so no answer mixes two states."""
+        helper = self._rank_splitter.try_submit(lambda: self._elsewhere(*theirs))
+        if helper is None:
+            return None
+        first = self.conn.execute(*mine).fetchall()
+        there, second = helper.result()
+        if there != here:
+            second = self.conn.execute(*theirs).fetchall()
+        return first, second
 
     def _elsewhere(self, sql: str, args: tuple[Any, ...]
                    ) -> tuple[tuple[int, str | None], list[tuple[int, float]]]:
         """Run on the helper thread, in a read transaction of its own connection."""
         with self.reading() as conn:
             return self._read_state(), conn.execute(sql, args).fetchall()
-
-    def _two_at_once(self, here: tuple[int, str | None], mine: str, theirs: str, n: int
-                     ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
-        """The best `n` of two expressions, `theirs` ranked on the helper thread while this
-        one ranks `mine` (again here if the helper is busy or read another state)."""
-        conn = self.conn
-        helper = self._rank_splitter.try_submit(lambda: self._elsewhere(_BEST, (theirs, n)))
-        first = conn.execute(_BEST, (mine, n)).fetchall()
-        if helper is not None:
-            there, second = helper.result()
-            if there == here:
-                return first, second
-        return first, conn.execute(_BEST, (theirs, n)).fetchall()
 
     def _read_state(self) -> tuple[int, str | None]:
         """Which database and which committed write this thread's transaction reads."""

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from store_support import indexed_tree
 
-from indexing.discover import DiscoveryOptions
 from indexing.filters import Filters
 from indexing.indexer import Indexer
 from indexing.lexical_query import LexicalQuery
@@ -42,11 +42,8 @@ def _tree(root: Path, files: int = 120) -> Path:
 @pytest.fixture()
 def indexed(tmp_path: Path) -> Iterator[tuple[Store, Indexer, Path]]:
     root = _tree(tmp_path / "tree")
-    store = Store(tmp_path / "idx")
-    indexer = Indexer(root, store, DiscoveryOptions(), workers=1)
-    indexer.index()
-    yield store, indexer, root
-    store.close()
+    with indexed_tree(root, tmp_path / "idx") as (store, indexer):
+        yield store, indexer, root
 
 
 def _ranked(store: Store, expr: str) -> list[tuple[int, float]]:

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from store_support import indexed_tree
 
-from indexing.discover import DiscoveryOptions
 from indexing.filters import Filters
 from indexing.indexer import Indexer
 from indexing.lexical_query import LexicalQuery
@@ -47,11 +47,8 @@ def _helper_alive() -> bool:
 @pytest.fixture()
 def indexed(tmp_path: Path) -> Iterator[tuple[Store, Indexer, Path]]:
     root = _tree(tmp_path / "tree")
-    store = Store(tmp_path / "idx")
-    indexer = Indexer(root, store, DiscoveryOptions(), workers=1)
-    indexer.index()
-    yield store, indexer, root
-    store.close()
+    with indexed_tree(root, tmp_path / "idx") as (store, indexer):
+        yield store, indexer, root
 
 
 def test_halves_give_the_whole_ranking(indexed: tuple[Store, Indexer, Path],
@@ -77,7 +74,7 @@ def test_a_save_between_the_halves_is_not_mixed_in(indexed: tuple[Store, Indexer
     store, indexer, root = indexed
     before = _answers(store, limit=50)
     monkeypatch.setattr(split_rank, "MIN_SPLIT_ROWIDS", 0)
-    upper_half = store._upper_half
+    elsewhere = store._elsewhere
     saves: list[str] = []
 
     def save_first(*args: object) -> object:
@@ -86,9 +83,9 @@ def test_a_save_between_the_halves_is_not_mixed_in(indexed: tuple[Store, Indexer
             path.write_text("def parse_ledger_new(rows, total):\n    return rows\n")
             indexer.update_paths([path])
             saves.append(path.name)
-        return upper_half(*args)  # type: ignore[arg-type]
+        return elsewhere(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(store, "_upper_half", save_first)
+    monkeypatch.setattr(store, "_elsewhere", save_first)
     during = _answers(store, limit=50)
     assert saves == ["zz_new.py"]
     assert during[0] == before[0]  # the query the save landed in
