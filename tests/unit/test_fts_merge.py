@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from indexing.discover import DiscoveryOptions
 from indexing.filters import Filters
-from indexing.indexer import Indexer
 from indexing.lexical_query import LexicalQuery
 from indexing.runtime import Runtime
 from indexing.settings import Settings
 from indexing.store import Store
+from tests.unit.store_support import indexed_tree
 from tests.unit.test_runtime_writer import Recorder
 
 QUERIES = (("parse", "ledger"), ("ledger",), ("render", "invoice", "total"), ("total",))
@@ -54,31 +53,26 @@ def _merge_all(store: Store) -> int:
 
 def test_a_save_leaves_work_for_a_merge_that_changes_no_answer(tmp_path: Path) -> None:
     root = _tree(tmp_path / "tree")
-    store = Store(tmp_path / "idx")
-    indexer = Indexer(root, store, DiscoveryOptions(), workers=1)
-    indexer.index()
-    _merge_all(store)
-    assert not store.fragmented
-    assert not store.merge_step(), "one piece: a further step has nothing to do"
+    with indexed_tree(root, tmp_path / "idx") as (store, indexer):
+        _merge_all(store)
+        assert not store.fragmented
+        assert not store.merge_step(), "one piece: a further step has nothing to do"
 
-    for i in (2, 5, 7):
-        (root / f"mod_{i:02}.py").write_text(_module(i, "_v2"))
-    assert indexer.update_paths([root / f"mod_{i:02}.py" for i in (2, 5, 7)]).changed == 3
-    assert store.fragmented, "the save replaced rows of the full-text index"
-    before = _answers(store)
-    assert any(before), "the queries must find something for the comparison to mean much"
-    assert _merge_all(store) >= 1, "the replaced rows left nothing to merge"
-    assert not store.fragmented
-    assert _answers(store) == before
-    store.close()
+        for i in (2, 5, 7):
+            (root / f"mod_{i:02}.py").write_text(_module(i, "_v2"))
+        changed = indexer.update_paths([root / f"mod_{i:02}.py" for i in (2, 5, 7)]).changed
+        assert changed == 3
+        assert store.fragmented, "the save replaced rows of the full-text index"
+        before = _answers(store)
+        assert any(before), "the queries must find something for the comparison to mean much"
+        assert _merge_all(store) >= 1, "the replaced rows left nothing to merge"
+        assert not store.fragmented
+        assert _answers(store) == before
 
 
 def test_a_new_store_does_not_know_and_finds_out_in_one_step(tmp_path: Path) -> None:
-    root = _tree(tmp_path / "tree")
-    store = Store(tmp_path / "idx")
-    Indexer(root, store, DiscoveryOptions(), workers=1).index()
-    _merge_all(store)
-    store.close()
+    with indexed_tree(_tree(tmp_path / "tree"), tmp_path / "idx") as (store, _indexer):
+        _merge_all(store)
     reopened = Store(tmp_path / "idx")
     assert reopened.fragmented  # unknown until asked
     assert not reopened.merge_step()

@@ -8,10 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from indexing.discover import DiscoveryOptions
-from indexing.indexer import Indexer
-from indexing.store import Store
 from indexing.store.connection import CHECKPOINT_AFTER_PAGES
+from tests.unit.store_support import indexed_tree
 
 
 def _big_module(seed: int, functions: int = 2000) -> str:
@@ -24,38 +22,36 @@ def _big_module(seed: int, functions: int = 2000) -> str:
         for i in range(functions))
 
 
-def _indexer(tmp_path: Path) -> tuple[Path, Store, Indexer]:
+def _tree(tmp_path: Path) -> Path:
     root = tmp_path / "tree"
     root.mkdir()
     (root / "big.py").write_text(_big_module(0))
-    store = Store(tmp_path / "idx")
-    indexer = Indexer(root, store, DiscoveryOptions(), workers=1)
-    indexer.index()
-    store.settle()
-    return root, store, indexer
+    return root
 
 
 @pytest.mark.slow
 def test_saving_a_large_file_leaves_the_checkpoint_to_idle_time(tmp_path: Path) -> None:
-    root, store, indexer = _indexer(tmp_path)
-    (root / "big.py").write_text(_big_module(1))
-    summary = indexer.update_paths([root / "big.py"])
-    assert summary.changed == 1
-    pages = store._wal_pages  # what the save's commit left in the WAL
-    assert pages > 256, f"the fixture should rewrite hundreds of pages, rewrote {pages}"
-    assert pages <= CHECKPOINT_AFTER_PAGES
-    assert store.unsettled, "the save checkpointed inline: it waited for a sync"
-    store.settle()
-    assert not store.unsettled
-    store.close()
+    root = _tree(tmp_path)
+    with indexed_tree(root, tmp_path / "idx") as (store, indexer):
+        store.settle()
+        (root / "big.py").write_text(_big_module(1))
+        summary = indexer.update_paths([root / "big.py"])
+        assert summary.changed == 1
+        pages = store._wal_pages  # what the save's commit left in the WAL
+        assert pages > 256, f"the fixture should rewrite hundreds of pages, rewrote {pages}"
+        assert pages <= CHECKPOINT_AFTER_PAGES
+        assert store.unsettled, "the save checkpointed inline: it waited for a sync"
+        store.settle()
+        assert not store.unsettled
 
 
 @pytest.mark.slow
 def test_a_write_larger_than_any_save_is_checkpointed_at_once(tmp_path: Path) -> None:
-    root, store, indexer = _indexer(tmp_path)
-    for n in range(1, 9):
-        (root / f"more_{n}.py").write_text(_big_module(n))
-    indexer.update_paths([root / f"more_{n}.py" for n in range(1, 9)])
-    assert store._wal_pages > CHECKPOINT_AFTER_PAGES
-    assert not store.unsettled, "a write past the bound must not leave the WAL growing"
-    store.close()
+    root = _tree(tmp_path)
+    with indexed_tree(root, tmp_path / "idx") as (store, indexer):
+        store.settle()
+        for n in range(1, 9):
+            (root / f"more_{n}.py").write_text(_big_module(n))
+        indexer.update_paths([root / f"more_{n}.py" for n in range(1, 9)])
+        assert store._wal_pages > CHECKPOINT_AFTER_PAGES
+        assert not store.unsettled, "a write past the bound must not leave the WAL growing"
