@@ -81,15 +81,18 @@ class TermCounts:
         self._rows = 0
         self._matches: dict[str, int] = {}
 
-    def for_state(self, state: Hashable, conn: Any) -> tuple[int, dict[str, int]]:
-        """The row ceiling and a snapshot of the known counts for `state`."""
+    def for_state(self, state: Hashable, conn: Any, phrases: Sequence[str]
+                  ) -> tuple[int, dict[str, int]]:
+        """The row ceiling for `state`, and the counts of `phrases` known in it (copied out, so
+        that no lock is held while the rest are counted)."""
         with self._lock:
             if state != self._state:
                 self._state = state
                 self._matches = {}
                 # Every full-text row is a chunk's: the chunk count bounds the row count.
                 self._rows = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
-            return self._rows, dict(self._matches)
+            known = self._matches
+            return self._rows, {p: known[p] for p in phrases if p in known}
 
     def remember(self, state: Hashable, counted: dict[str, int]) -> None:
         with self._lock:
@@ -178,14 +181,14 @@ def _below(ceiling: float, score: float) -> bool:
 
 def plan(terms: Sequence[str], state: Hashable, conn: Any, counts: TermCounts) -> AnyTermPlan:
     """`terms` (an any-term query's) with their counts, most common first (ties by text)."""
-    rows, known = counts.for_state(state, conn)
+    phrases_of = {term: fts5_phrases(term) for term in terms}
+    rows, known = counts.for_state(state, conn, [p for ps in phrases_of.values() for p in ps])
     counted: dict[str, int] = {}
     planned: list[_Term] = []
     for term in terms:
-        phrases = fts5_phrases(term)
         matches = 0
         ceiling = 0.0
-        for phrase in phrases:
+        for phrase in phrases_of[term]:
             found = known.get(phrase)
             if found is None:
                 found = counted[phrase] = int(conn.execute(
