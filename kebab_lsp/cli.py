@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import attrs
 
-from indexing.settings import Settings
+from indexing.settings import MODES, Settings
 from indexing.settings import add_arguments as add_setting_flags
 from indexing.settings import from_arguments as settings_from_flags
 from indexing.store_choice import InvalidStoreChoice, TeamStore
@@ -438,9 +438,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     def log(message: str) -> None:
         print(f"eval: {message}", file=sys.stderr)
 
+    asked = [m.strip() for m in args.modes.split(",") if m.strip()]
+    unknown = [m for m in asked if m not in MODES]
+    if unknown or not asked:
+        print(f"kebab: --modes takes a comma-separated list of {', '.join(MODES)}; "
+              f"got {args.modes!r}", file=sys.stderr)
+        return 2
     run = EvalOptions(seed=args.seed, per_set=args.per_set, blanked=not args.no_blanked,
                       questions=Path(args.questions) if args.questions else None,
-                      baseline=not args.no_baseline)
+                      baseline=not args.no_baseline,
+                      modes=tuple(m for m in MODES if m in asked))
     try:
         report = run_eval(root, _settings(args, EVAL_FLAGS), run, log)
     except QuestionFileError as exc:
@@ -629,6 +636,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "scored as the 'hand' set")
     p.add_argument("--no-baseline", action="store_true",
                    help="skip the plain baseline (dense, bm25, hybrid) scored next to kebab")
+    p.add_argument("--modes", default=",".join(MODES), metavar="LIST",
+                   help="the modes to score, comma-separated (default: all); lexical alone "
+                        "with --no-baseline embeds nothing")
     common(p, EVAL_FLAGS)
     p.set_defaults(func=cmd_eval)
 

@@ -66,6 +66,14 @@ class EvalOptions:
     blanked: bool = True
     questions: Path | None = None
     baseline: bool = True
+    #: The modes scored. Without `vector`, `hybrid` and `auto` the tree is not embedded (nor is
+    #: anything, without the baseline), so a change to the lexical arm is measured in minutes
+    #: rather than the hour embedding the ten trees of `make bench` takes.
+    modes: tuple[str, ...] = MODES
+
+    @property
+    def embeds(self) -> bool:
+        return any(mode != "lexical" for mode in self.modes)
 
 
 def _timed(queries: Sequence[EvalQuery], ranked: Callable[[str], Sequence[Citation]]) -> Scores:
@@ -120,11 +128,11 @@ def _symbols(index: SymbolIndex) -> Callable[[str], list[Citation]]:
 
 
 def _score_set(ws: Workspace, name: str, queries: Sequence[EvalQuery],
-               baseline: Baseline | None) -> dict[str, Any]:
+               baseline: Baseline | None, modes: Sequence[str] = MODES) -> dict[str, Any]:
     intent = "similar" if name == "similar" else "auto"  # asked as kebab/similar asks
-    out = {mode: _timed(queries, _kebab(ws, mode, intent)).as_json() for mode in MODES}
+    out = {mode: _timed(queries, _kebab(ws, mode, intent)).as_json() for mode in modes}
     if name == "file":  # the files group, where the file vector ranks files (`search.grouping`)
-        for mode in MODES:
+        for mode in modes:
             out[f"files_{mode}"] = _timed(queries, _kebab_files(ws, mode)).as_json()
     if name in ("name", "fuzzy", "words"):
         out["workspace_symbol"] = _timed(queries, _symbols(SymbolIndex(ws.store))).as_json()
@@ -170,10 +178,12 @@ def _blanked_copy(ws: Workspace, dest: Path) -> None:
 
 
 @contextmanager
-def _indexed(root: Path, options: Settings, log: Log) -> Iterator[Workspace]:
-    """The tree indexed and embedded, for the length of the block, with the writer lease of
-    its index held: an index that a running server writes is refused (`IndexBusy`), since two
-    writers would tear the vector store's files from under each other."""
+def _indexed(root: Path, options: Settings, log: Log, embed: bool = True
+             ) -> Iterator[Workspace]:
+    """The tree indexed and (with `embed`) embedded, for the length of the block, with the
+    writer lease of its index held: an index that a running server writes is refused
+    (`IndexBusy`), since two writers would tear the vector store's files from under each
+    other."""
     ws = Workspace(root, options)
     try:
         lease = take_for_one_shot(ws.index_dir, ws.root)
@@ -183,8 +193,9 @@ def _indexed(root: Path, options: Settings, log: Log) -> Iterator[Workspace]:
     try:
         log(f"indexing {ws.root}")
         ws.indexer.index()
-        log("embedding")
-        ws.sync_vectors()
+        if embed:
+            log("embedding")
+            ws.sync_vectors()
         yield ws
     finally:
         ws.close()
@@ -192,7 +203,7 @@ def _indexed(root: Path, options: Settings, log: Log) -> Iterator[Workspace]:
 
 
 def run_eval(root: Path, options: Settings, run: EvalOptions, log: Log) -> dict[str, Any]:
-    with _indexed(root, options, log) as ws:
+    with _indexed(root, options, log, run.embeds) as ws:
         return _run(ws, options, run, log)
 
 
@@ -209,28 +220,30 @@ def _run(ws: Workspace, options: Settings, run: EvalOptions, log: Log) -> dict[s
         log("the embedding model is unavailable: no baseline")
     baseline = _baseline(ws, embedder, log)
     report: dict[str, Any] = {"root": str(ws.root), "seed": run.seed, "k": K, "sets": {},
+                              "modes": list(run.modes),
                               "baseline": baseline is not None}
     for name in (*SETS, "usage", "similar", "hand"):
         subset = [q for q in queries if q.set == name]
         if not subset:
             continue
         log(f"scoring {name} ({len(subset)} queries)")
-        report["sets"][name] = _score_set(ws, name, subset, baseline)
+        report["sets"][name] = _score_set(ws, name, subset, baseline, run.modes)
     if run.blanked:
         nl = [q for q in queries if q.set == "nl"]
         with tempfile.TemporaryDirectory(prefix="kebab-eval-") as tmp:
             copy = Path(tmp) / ws.root.name
             _blanked_copy(ws, copy)
             blank_options = attrs.evolve(options, index_dir=str(Path(tmp) / "index"))
-            with _indexed(copy, blank_options, log) as blank_ws:
+            with _indexed(copy, blank_options, log, run.embeds) as blank_ws:
                 log(f"scoring nl_blanked ({len(nl)} queries) on a doc-blanked copy")
-                report["sets"]["nl_blanked"] = _score_set(blank_ws, "nl_blanked", nl,
-                                                          _baseline(blank_ws, embedder, log))
+                report["sets"]["nl_blanked"] = _score_set(
+                    blank_ws, "nl_blanked", nl, _baseline(blank_ws, embedder, log), run.modes)
                 files = file_queries(ws.store.file_texts(), ws.store.all_symbols(), run.seed,
                                      run.per_set)
                 if files:
                     log(f"scoring file ({len(files)} queries) on the copy")
-                    report["sets"]["file"] = _score_set(blank_ws, "file", files, None)
+                    report["sets"]["file"] = _score_set(blank_ws, "file", files, None,
+                                                        run.modes)
             shutil.rmtree(copy, ignore_errors=True)
     return report
 

@@ -142,6 +142,44 @@ def test_eval_smoke_run(sample_repo: Path, index_root: Path) -> None:
     assert hand["lexical"]["rr"][0] == hand["lexical"]["mrr@10"]
 
 
+@pytest.mark.timeout(300)
+@pytest.mark.subprocess
+def test_eval_scores_the_modes_asked_and_lexical_alone_embeds_nothing(
+        sample_repo: Path, index_root: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "kebab_lsp.cli", "eval", str(sample_repo), "--json",
+         "--modes", "lexical", "--no-baseline", "--index-dir", str(index_root)],
+        capture_output=True, text=True, check=False, timeout=280,
+    )
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["modes"] == ["lexical"]
+    for name, scored in report["sets"].items():
+        named = name in ("name", "fuzzy", "words")  # workspace/symbol answers these too
+        assert set(scored) == {"lexical"} | ({"workspace_symbol"} if named else set()) | (
+            {"files_lexical"} if name == "file" else set()), name
+    assert {"name", "nl", "nl_blanked", "exact", "file"} <= set(report["sets"])
+    assert report["sets"]["exact"]["lexical"]["recall@50"] == 1.0
+    assert "embedding" not in out.stderr
+    ws = Workspace(sample_repo, Settings(index_dir=str(index_root)))
+    try:
+        assert ws.store.chunk_count() > 0
+        assert ws.index_dir.is_dir() and not any(ws.index_dir.rglob("*.lance")), \
+            "a lexical-only eval stored vectors"
+    finally:
+        ws.close()
+
+
+def test_eval_refuses_a_mode_it_does_not_know(sample_repo: Path, tmp_path: Path) -> None:
+    from kebab_lsp.cli import main
+
+    assert main(["eval", str(sample_repo), "--modes", "lexical,meaning",
+                 "--index-dir", str(tmp_path / "idx")]) == 2
+    assert main(["eval", str(sample_repo), "--modes", ",",
+                 "--index-dir", str(tmp_path / "idx")]) == 2
+    assert not (tmp_path / "idx").exists(), "it indexed before refusing"
+
+
 def test_doc_comment_above_a_definition_answers_it() -> None:
     target = [Target("lib.rs", 10, 20)]  # the fn's own range; its `///` doc is at lines 8-9
     assert score_ranking([("lib.rs", 8)], target)[0] == 0.0
