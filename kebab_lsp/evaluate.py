@@ -128,7 +128,7 @@ def _symbols(index: SymbolIndex) -> Callable[[str], list[Citation]]:
 
 
 def _score_set(ws: Workspace, name: str, queries: Sequence[EvalQuery],
-               baseline: Baseline | None, modes: Sequence[str] = MODES) -> dict[str, Any]:
+               baseline: Baseline | None, modes: Sequence[str]) -> dict[str, Any]:
     intent = "similar" if name == "similar" else "auto"  # asked as kebab/similar asks
     out = {mode: _timed(queries, _kebab(ws, mode, intent)).as_json() for mode in modes}
     if name == "file":  # the files group, where the file vector ranks files (`search.grouping`)

@@ -31,10 +31,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexing.lexical_query import fts5_phrases, fts5_term
+from indexing.store.split_rank import MIN_SPLIT_ROWIDS
 
 #: Below this many rowids a full ranking takes a few milliseconds, and counting the terms'
 #: matches could cost more than skipping saves; `split_rank`'s threshold, not measured apart.
-MIN_ROWIDS = 20_000
+MIN_ROWIDS = MIN_SPLIT_ROWIDS
 #: FTS5's bm25 k1 plus one: the most one phrase's term-frequency factor can reach.
 K1_PLUS_1 = 2.2
 #: FTS5's floor for the idf of a phrase in more than half the rows.
