@@ -118,32 +118,77 @@ def _ranked_fts(
 
 def exact(store: SearchStore, needle: str, filters: Filters, limit: int) -> LexicalResult:
     """One hit per file that contains `needle`, cited at its first occurrence; files with
-    more occurrences rank higher, then by path."""
+    more occurrences rank higher, then by path. With a kind filter, only occurrences inside a
+    definition of those kinds count, and the first of them is cited: a file whose first
+    occurrence is elsewhere still matches, and the total counts the files returned."""
+    if filters.kinds:
+        return _exact_in_kinds(store, needle, filters, limit)
     found: list[tuple[int, str, Span]] = []  # (-count, path, where the first one is)
-    lines = needle.count("\n")
-    head = utf16_len(needle.split("\n", 1)[0])  # UTF-16 lengths of its first and last line
-    last = utf16_len(needle[needle.rfind("\n") + 1 :])
+    where = _Needle(needle)
     for path, _lang, text in store.files_containing(needle, filters):
         first = text.find(needle)
-        line = text.count("\n", 0, first)
-        col = utf16_len(text[text.rfind("\n", 0, first) + 1 : first])
-        span = Span(line, col, line + lines, last if lines else col + last)
-        found.append((-text.count(needle), path, span))
+        found.append((-text.count(needle), path, where.span(text, first)))
     found.sort(key=lambda f: (f[0], f[1]))
     ranked: list[RankedChunk] = []
     for neg_count, path, span in found:
         if len(ranked) >= limit:
             break
-        line, start = span.start_line, span.start_col
-        chunk = _holding(store.with_texts(store.chunks_at(path, line)), line, start, start + head)
+        chunk = where.chunk(store, path, span)
         if chunk is None:
-            continue
-        if filters.kinds and (chunk.symbol is None or
-                              str(chunk.symbol.kind) not in filters.kinds):
             continue
         count = -neg_count
         ranked.append(RankedChunk(chunk, count / (1.0 + count), len(ranked) + 1, span))
     return LexicalResult(ranked, len(found), "exact")
+
+
+def _exact_in_kinds(store: SearchStore, needle: str, filters: Filters, limit: int
+                    ) -> LexicalResult:
+    """`exact` under a kind filter: every occurrence is placed in its chunk, so the count is
+    of the files that hold the text inside such a definition, not of every file with it."""
+    where = _Needle(needle)
+    found: list[tuple[int, str, Span, ChunkRow]] = []
+    for path, _lang, text in store.files_containing(needle, filters):
+        inside: list[tuple[Span, ChunkRow]] = []
+        lines: dict[int, list[ChunkRow]] = {}  # a line's chunks, read once for its occurrences
+        at = text.find(needle)
+        while at >= 0:
+            span = where.span(text, at)
+            chunk = where.chunk(store, path, span, lines)
+            if chunk is not None and chunk.symbol is not None and (
+                    str(chunk.symbol.kind) in filters.kinds):
+                inside.append((span, chunk))
+            at = text.find(needle, at + max(1, len(needle)))
+        if inside:
+            found.append((-len(inside), path, *inside[0]))
+    found.sort(key=lambda f: (f[0], f[1]))
+    ranked = [RankedChunk(chunk, -neg / (1.0 - neg), i + 1, span)
+              for i, (neg, _path, span, chunk) in enumerate(found[:limit])]
+    return LexicalResult(ranked, len(found), "exact")
+
+
+class _Needle:
+    """Where an occurrence of a needle is, in the lines and UTF-16 columns a hit cites, and
+    the chunk that holds it."""
+
+    def __init__(self, needle: str) -> None:
+        self.lines = needle.count("\n")
+        self.head = utf16_len(needle.split("\n", 1)[0])  # UTF-16 lengths of its first line
+        self.last = utf16_len(needle[needle.rfind("\n") + 1 :])  # and of its last
+
+    def span(self, text: str, at: int) -> Span:
+        line = text.count("\n", 0, at)
+        col = utf16_len(text[text.rfind("\n", 0, at) + 1 : at])
+        return Span(line, col, line + self.lines, self.last if self.lines else col + self.last)
+
+    def chunk(self, store: SearchStore, path: str, span: Span,
+              lines: dict[int, list[ChunkRow]] | None = None) -> ChunkRow | None:
+        line, start = span.start_line, span.start_col
+        chunks = None if lines is None else lines.get(line)
+        if chunks is None:
+            chunks = store.with_texts(store.chunks_at(path, line))
+            if lines is not None:
+                lines[line] = chunks
+        return _holding(chunks, line, start, start + self.head)
 
 
 def _holding(chunks: list[ChunkRow], line: int, start: int, end: int) -> ChunkRow | None:

@@ -236,6 +236,28 @@ def test_exact_text_matches_grep(workspace: Workspace) -> None:
         assert result.meta.total_matches == len(expected)
 
 
+def test_exact_text_under_a_kind_filter_finds_a_later_occurrence(tmp_path: Path) -> None:
+    # The file's first occurrence is in a function; the one in a class comes later. Asked for
+    # classes, the file matches at the class, and the count is of what is returned.
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "m.py").write_text('def helper():\n    return "needle_token"\n\n\n'
+                               'class Holder:\n    value = "needle_token"\n')
+    (root / "n.py").write_text('def other():\n    return "needle_token"\n')
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
+    try:
+        ws.indexer.index()
+        classes = run(ws, '"needle_token"', filters=Filters(kinds=("class",)))
+        functions = run(ws, '"needle_token"', filters=Filters(kinds=("function",)))
+    finally:
+        ws.close()
+    assert [(h.path, h.title, h.span.start_line, h.span.start_col) for h in classes.hits] == [
+        ("m.py", "Holder", 5, 13)]
+    assert classes.meta.total_matches == 1 and classes.meta.count_accuracy == "exact"
+    assert [(h.path, h.title) for h in functions.hits] == [("m.py", "helper"), ("n.py", "other")]
+    assert functions.meta.total_matches == 2
+
+
 def test_code_fragment_is_exact_text(workspace: Workspace) -> None:
     result = run(workspace, "store.get_user_by_id(1)")
     assert result.meta.query_plan == "exact"
