@@ -47,6 +47,33 @@ MAX_QUERY_CHARS = 10_000
 MAX_SYMBOL_QUERY_CHARS = 1_000
 #: Params a client may send that are not ours to interpret (LSP progress tokens).
 _PROTOCOL_PARAMS = ("workDoneToken", "partialResultToken")
+#: Modes an intent cannot be answered in, and why: asked for together, they are refused,
+#: since obeying one would silently drop the other.
+_CANNOT = {
+    "usage": (("lexical", "vector", "hybrid"),
+              "is answered from the references the index holds for a name, not by a search "
+              "mode; leave mode unset or 'auto'"),
+    "exact_text": (("vector", "hybrid"),
+                   "finds the literal text, which search by meaning cannot; use mode 'lexical' "
+                   "or 'auto'"),
+}
+
+
+def check_pair(mode: str, intent: str) -> None:
+    """Refuse a mode and an intent that contradict each other."""
+    modes, why = _CANNOT.get(intent, ((), ""))
+    if mode in modes:
+        raise InvalidQuery(f"intent {intent!r} {why} (mode {mode!r} was asked for too)")
+
+
+def _mode(given: str | None, intent: str | None, default: str) -> str:
+    """The mode a request asks for, else the setting's. A default the intent cannot be
+    answered in gives way to `auto`, where the intent decides: only a mode the caller named
+    is held against the intent."""
+    if given is not None:
+        check_pair(given, intent or "auto")
+        return given
+    return "auto" if default in _CANNOT.get(intent or "auto", ((), ""))[0] else default
 
 
 def check_filters(raw: Any) -> dict[str, Any]:
@@ -98,6 +125,7 @@ def validate(req: SearchRequest) -> None:
     check_text(req.query, MAX_QUERY_CHARS)
     _checked("mode", PARAMS["mode"], req.mode)
     _checked("intent", PARAMS["intent"], req.intent)
+    check_pair(req.mode, req.intent)
     _checked("k", PARAMS["k"], req.k)
     if req.snippet_chars < 20:
         raise InvalidQuery("snippet_chars must be at least 20")
@@ -136,7 +164,7 @@ def build(query: str, settings: Settings, mode: str | None = None, k: int | None
     if path_glob is not None:
         glob_to_regex(path_glob)  # a bad glob fails here, before any work
     return SearchRequest(
-        query=query, mode=mode or settings.default_mode, k=k or settings.default_k,
+        query=query, mode=_mode(mode, intent, settings.default_mode), k=k or settings.default_k,
         explain=explain, intent=intent or "auto", group=group,
         filters=Filters(langs=tuple(canonical(lang) or lang.lower() for lang in langs),
                         kinds=tuple(kinds), path_glob=path_glob))

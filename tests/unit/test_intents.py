@@ -7,7 +7,7 @@ import pytest
 from indexing.settings import Settings
 from kebab_lsp.workspace import Workspace
 from search.request import INTENTS, parse_request
-from search.types import InvalidQuery
+from search.types import InvalidQuery, SearchRequest
 
 
 def ask(ws: Workspace, query: str, **params: object) -> tuple[dict[str, str] | None, list[str],
@@ -51,3 +51,30 @@ def test_unknown_intent_is_refused() -> None:
         parse_request({"query": "x", "intent": "usages"}, Settings())
     with pytest.raises(InvalidQuery, match="'group'"):
         parse_request({"query": "x", "group": "yes"}, Settings())
+
+
+@pytest.mark.parametrize(("mode", "intent"), [
+    ("lexical", "usage"), ("vector", "usage"), ("hybrid", "usage"),
+    ("vector", "exact_text"), ("hybrid", "exact_text")])
+def test_a_mode_and_an_intent_that_contradict_are_refused(workspace: Workspace, mode: str,
+                                                          intent: str) -> None:
+    # Obeying either would silently drop the other: answered as refs while meta says
+    # "vector", or by meaning while the intent asks for the literal text.
+    with pytest.raises(InvalidQuery, match=f"intent '{intent}'"):
+        parse_request({"query": "UserStore", "mode": mode, "intent": intent}, Settings())
+    with pytest.raises(InvalidQuery, match=f"intent '{intent}'"):  # built by code, the same
+        workspace.searcher.search(SearchRequest("UserStore", mode=mode, intent=intent))
+
+
+def test_a_default_mode_gives_way_to_the_intent(workspace: Workspace) -> None:
+    # Only a mode the caller named is held against the intent; the setting's default is not.
+    vector_default = Settings(default_mode="vector")
+    req = parse_request({"query": "UserStore", "intent": "usage"}, vector_default)
+    assert req.mode == "auto"
+    assert workspace.searcher.search(req).meta.query_plan == "refs"
+    req = parse_request({"query": "in memory, keyed", "intent": "exact_text"}, vector_default)
+    result = workspace.searcher.search(req)
+    assert (req.mode, result.meta.query_plan) == ("auto", "exact")
+    assert [h.title for h in result.hits] == ["UserStore"]
+    assert parse_request({"query": "x", "intent": "exact_text", "mode": "lexical"},
+                         vector_default).mode == "lexical"
