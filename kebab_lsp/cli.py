@@ -333,6 +333,8 @@ def _print_result(args: argparse.Namespace, wire: dict[str, Any]) -> int:
     color = sys.stdout.isatty()
     for hit in wire["hits"]:
         _print_hit(hit, color)
+        if "retrieval" in hit:  # --explain: how it was found, on one line under it
+            print("    " + _explain_line(hit["retrieval"]))
     meta = wire["meta"]
     shown = len(wire["hits"])
     bound = "at least " if meta["count_accuracy"] == "lower_bound" else ""
@@ -363,6 +365,33 @@ def _print_hit(hit: dict[str, Any], color: bool) -> None:
     if color:
         where, label = f"{BOLD}{where}{RESET}", f"{BOLD}{label}{RESET}"
     print(f"{where}  {label}  {_highlight(first, spans, color)}")
+
+
+def _explain_line(r: dict[str, Any]) -> str:
+    """A hit's wire `retrieval` in one line: each channel that found it with its rank and
+    score, the fused score, and the priors that re-ranked it."""
+    def num(value: float | None) -> str:
+        return "-" if value is None else f"{value:.4g}"
+
+    parts: list[str] = []
+    if r["lexical_rank"] is not None or r["lexical_score"] is not None:
+        weight = f" weight {r['lexical_weight']:g}" if r["lexical_weight"] is not None else ""
+        parts.append(f"lexical #{r['lexical_rank'] or '-'} score {num(r['lexical_score'])}"
+                     + weight)
+    if r["vector_rank"] is not None or r["vector_score"] is not None:
+        surface = f" ({r['vector_surface']})" if r["vector_surface"] else ""
+        parts.append(f"vector #{r['vector_rank'] or '-'} score {num(r['vector_score'])}"
+                     + surface)
+    if r["fusion_score"] is not None:
+        parts.append(f"fused {num(r['fusion_score'])}")
+    if r["exact"]:
+        parts.append("exact text")
+    if r["priors"]:
+        parts.append("priors " + ", ".join(f"{p['name']} x{p['factor']:g}"
+                                           for p in r["priors"]))
+    # A one-channel search names the channel; hybrid fusion and usage name their method.
+    head = "" if r["method"] in ("lexical", "vector") and parts else r["method"]
+    return "found by " + head + (": " if head and parts else "") + "; ".join(parts)
 
 
 def cmd_status(args: argparse.Namespace) -> int:

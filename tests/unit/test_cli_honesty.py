@@ -1,0 +1,50 @@
+"""`kebab search` (and its neighbours) say what they did: how each hit was found, flags they
+could not apply, answers read from files that have changed since, and they end quietly when
+the reader of their output goes away. A real `kebab` subprocess on the sample tree."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.subprocess]
+
+
+def kebab(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kebab_lsp.cli", *args], capture_output=True, text=True,
+        env=os.environ.copy(), check=False, timeout=120,
+    )
+
+
+def indexed(repo: Path) -> Path:
+    out = kebab("index", str(repo), "--no-embed")
+    assert out.returncode == 0, out.stderr
+    return repo
+
+
+def test_explain_prints_how_each_hit_was_found(sample_repo: Path, index_root: Path) -> None:
+    indexed(sample_repo)
+    query = ("get_user_by_id", str(sample_repo), "-k", "2", "--mode", "lexical")
+    plain = kebab("search", *query)
+    explained = kebab("search", *query, "--explain")
+    wire = json.loads(kebab("search", *query, "--json").stdout)
+    assert plain.returncode == explained.returncode == 0, explained.stderr
+    assert "found by" not in plain.stdout
+    lines = explained.stdout.splitlines()
+    # Each hit's line, then one line of how it was found: the channel, rank and score, the
+    # priors that re-ranked it (the JSON's `retrieval`).
+    assert len(lines) == 2 * len(wire["hits"]) == 4
+    assert lines[0] == plain.stdout.splitlines()[0]
+    for line, hit in zip(lines[1::2], wire["hits"], strict=True):
+        r = hit["retrieval"]
+        assert line.startswith(f"    found by lexical #{r['lexical_rank']} score "
+                               f"{r['lexical_score']:.4g}")
+        for prior in r["priors"]:
+            assert f"{prior['name']} x{prior['factor']:g}" in line
+    assert "defines_query" in lines[1]  # the definition the query names
