@@ -30,6 +30,7 @@ from kebab_lsp import __version__
 if TYPE_CHECKING:
     from indexing.indexer import IndexSummary
     from indexing.runtime import Folder
+    from indexing.runtime.folder_index import FolderIndex
     from indexing.store import FileFacts
     from search.types import SearchRequest, SearchResult
 
@@ -274,7 +275,21 @@ def cmd_search(args: argparse.Namespace) -> int:
     except (InvalidQuery, SearchUnavailable) as exc:
         print(f"kebab: {exc}", file=sys.stderr)
         return 2
+    _warn_unapplied(args, ws.index)
     return _answer(args, req, result, ws.store)
+
+
+def _warn_unapplied(args: argparse.Namespace, index: FolderIndex) -> None:
+    """Index settings typed as flags (`--exclude`, `--max-file-bytes`, ...) that the index was
+    not built with: a search reads the index as it is and applies them only when it builds a
+    new one, so it says so (the writer's `shape_note`, as `kebab index` warns it) rather than
+    dropping them. Settings not typed (an editor's, say) are the index's business."""
+    from indexing.settings import index_shape
+
+    typed = [name for name in index_shape(index.settings) if getattr(args, name, None) is not None]
+    if typed and index.shape_note:
+        CliListener().warn(f"{index.shape_note}; `kebab search` does not scan an index that "
+                           "exists: run `kebab index` with these flags to apply them")
 
 
 def _search_team(args: argparse.Namespace, team: TeamStore, root: Path,

@@ -48,3 +48,22 @@ def test_explain_prints_how_each_hit_was_found(sample_repo: Path, index_root: Pa
         for prior in r["priors"]:
             assert f"{prior['name']} x{prior['factor']:g}" in line
     assert "defines_query" in lines[1]  # the definition the query names
+
+
+def test_index_flags_an_existing_index_was_not_built_with_are_not_dropped_silently(
+        sample_repo: Path, index_root: Path) -> None:
+    indexed(sample_repo)
+    query = ("User", str(sample_repo), "-k", "1", "--mode", "lexical")
+    out = kebab("search", *query, "--exclude", "*.ts", "--max-file-bytes", "4096")
+    assert out.returncode == 0, out.stderr
+    # The search reads the index as it is (web/api.ts is still there), and says so.
+    assert out.stdout.startswith("web/api.ts:")
+    assert ("was built with other settings (exclude, max_file_bytes)" in out.stderr
+            and "run `kebab index` with these flags to apply them" in out.stderr)
+    assert "other settings" not in kebab("search", *query).stderr  # no flags, nothing to say
+
+    assert kebab("index", str(sample_repo), "--no-embed", "--exclude", "*.ts").returncode == 0
+    applied = kebab("search", *query, "--exclude", "*.ts")
+    assert "other settings" not in applied.stderr and "web/api.ts" not in applied.stdout
+    # Settings not typed are the index's (an editor's, say): not a flag dropped.
+    assert "other settings" not in kebab("search", *query).stderr
