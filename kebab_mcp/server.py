@@ -38,14 +38,12 @@ class StderrListener:
 
 def build(paths: Sequence[Path], settings: Settings) -> tuple[object, object]:
     """(server, service), wired; nothing runs yet."""
-    from mcp.server.mcpserver import MCPServer
-
     from kebab_lsp import __version__
     from kebab_mcp.service import Service
-    from kebab_mcp.tools import register
+    from kebab_mcp.tools import KebabServer, register
 
     service = Service(paths, settings, StderrListener())
-    server = MCPServer(name="kebab", instructions=INSTRUCTIONS, version=__version__,
+    server = KebabServer(name="kebab", instructions=INSTRUCTIONS, version=__version__,
                        log_level="WARNING")
     register(server, service, debug=os.environ.get("KEBAB_MCP_DEBUG") == "1")
     return server, service

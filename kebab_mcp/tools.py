@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import difflib
 import hashlib
 import inspect
 import json
@@ -32,6 +33,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import Tool as MCPTool
 from pydantic import BaseModel, Field, WithJsonSchema
 
 from indexing.settings import MAX_K, Spec
@@ -220,6 +222,56 @@ class SimilarOut(BaseModel):
 def _answer(model: BaseModel, text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)],
                           structured_content=model.model_dump(mode="json", exclude_none=True))
+
+
+# -- the server: a tool's arguments are a contract ---------------------------------------------
+
+#: Names agents reach for that are another argument here: the error says which.
+ARG_SYNONYMS = {"limit": "k", "top_k": "k", "max_results": "k", "n": "k", "count": "k",
+                "language": "lang", "languages": "lang", "glob": "path_glob",
+                "kinds": "kind", "kind": "kinds", "end": "end_line", "start": "start_line",
+                "line": "start_line", "lines_before": "before", "lines_after": "after",
+                "query": "text", "file": "path", "id": "symbol_id", "handle": "chunk_id"}
+
+
+class KebabServer(MCPServer):
+    """The SDK's server, except that a tool refuses arguments it does not declare (the SDK
+    drops them silently, so a misspelled limit or filter would be ignored) and its input
+    schema says so (`additionalProperties: false`)."""
+
+    async def list_tools(self) -> list[MCPTool]:
+        tools = await super().list_tools()
+        for tool in tools:
+            tool.input_schema = {**tool.input_schema, "additionalProperties": False}
+        return tools
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Any = None) -> Any:
+        tool = next((t for t in await super().list_tools() if t.name == name), None)
+        if tool is not None:
+            check_arguments(name, list(tool.input_schema.get("properties", {})), arguments)
+        return await super().call_tool(name, arguments, context)
+
+
+def check_arguments(tool: str, accepted: list[str], arguments: dict[str, Any]) -> None:
+    """Refuse an argument `tool` does not declare, naming it and the ones it accepts."""
+    unknown = [name for name in arguments if name not in accepted]
+    if not unknown:
+        return
+    hints = []
+    for name in unknown:
+        near = ARG_SYNONYMS.get(name)
+        if near not in accepted:
+            near = next(iter(difflib.get_close_matches(name, accepted, n=1)), None)
+        if name == "filters" and "path_glob" in accepted:
+            hints.append("lang, kind and path_glob are arguments of their own, not 'filters'")
+        elif near is not None:
+            hints.append(f"{name!r}: did you mean {near!r}?")
+    which = ", ".join(repr(n) for n in unknown)
+    plural = "s" if len(unknown) > 1 else ""
+    takes = ", ".join(accepted) if accepted else "no arguments"
+    raise ToolError(f"Error executing tool {tool}: unknown argument{plural} {which}; {tool} "
+                    f"accepts: {takes}" + (f" ({'; '.join(hints)})" if hints else ""))
 
 
 # -- arguments from the declared parameter table ---------------------------------------------
