@@ -98,6 +98,14 @@ def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent, ParsedQ
     return _INTENT_PLAN.get(intent.name, "lexical"), intent, parsed
 
 
+def _read_as_code(req: SearchRequest, intent: Intent, parsed: ParsedQuery) -> bool:
+    """The query was taken for a code fragment by a guess, not by the caller: the router's
+    in `auto`, the query's shape in `lexical` (quotes and `intent: exact_text` are asked)."""
+    if req.intent != "auto":
+        return False
+    return intent.rule == CODE_FRAGMENT or (req.mode == "lexical" and parsed.shape == "code")
+
+
 def _reads_whole(intent: Intent, parsed: ParsedQuery, asks: bool) -> bool:
     """A sentence, asked or told, is also matched against each definition read whole: a
     docstring's first sentence says what the whole definition does, as a question asks it
@@ -231,8 +239,7 @@ class Searcher:
             t0 = time.perf_counter()
             lex = lexical.retrieve(self.store, parsed, filters, window,
                                    fill_below(plan, req.k))
-            if (lex.total == 0 and intent.rule == CODE_FRAGMENT and parsed.terms
-                    and req.intent == "auto"):
+            if lex.total == 0 and parsed.terms and _read_as_code(req, intent, parsed):
                 plan, intent, parsed, lex = self._as_words(req, parsed, meta, window)
             timing["lexical_ms"] = _ms(t0)
         _check(stop)
@@ -361,16 +368,17 @@ class Searcher:
 
     def _as_words(self, req: SearchRequest, parsed: ParsedQuery, meta: Meta, window: int
                   ) -> tuple[str, Intent, ParsedQuery, lexical.LexicalResult]:
-        """`auto` read the query as code, and no file holds it as text. That reading was the
-        router's guess ("Copied from: https://... eslint-disable-next-line"), so the query is
-        asked again as words, the way a sentence is, rather than answered with nothing."""
+        """The query was read as code, and no file holds it as text. That reading was a guess
+        ("Copied from: https://... eslint-disable-next-line"), so the query is asked again as
+        words, the way a sentence is, rather than answered with nothing: by both channels in
+        `auto`, by words alone in `lexical`."""
         words = ParsedQuery(parsed.raw, "terms", parsed.terms)
         intent = Intent("concept", CODE_NOT_FOUND)
         meta.intent = {"name": intent.name, "rule": intent.rule}
         meta.warnings.append("no file holds the query as exact text; answered by its words "
                              "(quote it to search for the text alone)")
-        plan = "hybrid"
-        if self._vectors() is None:
+        plan = "lexical" if req.mode == "lexical" else "hybrid"
+        if plan == "hybrid" and self._vectors() is None:
             self._degrade(req, meta, self.vector_error or "vector search is not enabled")
             plan = "lexical"
         return plan, intent, words, lexical.retrieve(self.store, words, req.filters, window,

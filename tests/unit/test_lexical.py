@@ -191,8 +191,14 @@ def test_special_characters_are_escaped(workspace: Workspace, query: str, plain:
 
 
 def test_a_star_is_a_character_unless_the_query_is_raw_fts5(workspace: Workspace) -> None:
-    star = run(workspace, "user*")
-    assert star.meta.query_plan == "exact" and star.hits == []  # no file holds "user*"
+    # No file holds "user*" as text, and reading it as code was a guess: it is asked again by
+    # its words, as `auto` does, and says so; the star is not a prefix operator.
+    star = run(workspace, "user*", k=50)
+    assert star.meta.intent == {"name": "concept", "rule": "code fragment not found as text"}
+    assert any("no file holds the query as exact text" in w for w in star.meta.warnings)
+    assert star.meta.query_plan == "and" and chunks(star) == chunks(run(workspace, "user", k=50))
+    quoted = run(workspace, '"user*"')  # asked for as text: nothing, and that is true
+    assert quoted.meta.query_plan == "exact" and quoted.hits == []
     prefix = run(workspace, "'user*'")  # raw FTS5: the prefix operator, asked for
     assert prefix.meta.query_plan == "raw" and prefix.hits
 
