@@ -224,7 +224,7 @@ class Service:
             raise ToolFailure(f"end_line ({end}) is before start_line ({start})")
         self.wait_first_index()
         root, rel, target = self.resolve(path)
-        lines = target.read_bytes().decode("utf-8", errors="replace").splitlines()
+        lines = file_lines(target.read_bytes())
         if start > max(len(lines), 1):
             raise ToolFailure(f"{rel} has {len(lines)} lines; start_line {start} is past the "
                               "end")
@@ -368,6 +368,24 @@ class Service:
         for root in roots:
             root.runtime.scan(root.folder, rebuild)
         return roots
+
+
+def file_lines(data: bytes) -> list[str]:
+    """A file's lines as the index counts them: its text as the indexer decodes it (UTF-8,
+    no byte-order mark, every "\\r\\n" and lone "\\r" made "\\n") split at "\\n" only, so a
+    form feed, U+2028 or U+0085 inside a line does not end it (`str.splitlines` would, and
+    every citation after it would read the wrong line). The empty line after a final
+    newline is not counted, as editors show no line there."""
+    from indexing.positions import split_lines
+    from indexing.text import decode
+
+    text = decode(data)
+    if not text:
+        return []
+    lines = split_lines(text)
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def _embedded_from_meta(folder: Folder, chunks: int) -> dict[str, Any]:

@@ -41,3 +41,31 @@ async def test_unknown_arguments_are_refused_and_named(tmp_path: Path) -> None:
         got = await call(s, "read_file_lines", path="src/users/store.py", start_line=1,
                          end_line=2)
         assert got["end_line"] == 2
+
+
+async def test_lines_are_counted_as_the_index_counts_them(tmp_path: Path) -> None:
+    """Only "\\n" ends a line ("\\r\\n" and a lone "\\r" are one too, as the indexer decodes
+    them): a form feed, U+2028 or U+0085 inside a line must not shift the lines after it."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "odd.py").write_text(
+        "def first():\n    return 1\n\x0c\ndef second():\n    return 'a\u2028b\x85c\x1cd'\n"
+        "\ndef third_target():\n    return 3\n", encoding="utf-8", newline="")
+    (ws / "crlf.py").write_bytes(b"\xef\xbb\xbfdef one():\r\n    return 1\r\n\r\n"
+                                 b"def crlf_target():\r\n    return 2\r\n")
+    (ws / "cr.py").write_bytes(b"# old mac\rdef cr_target():\r    return 2\r")
+    async with mcp_session([ws], tmp_path / "index", NO_EMBED) as s:
+        for name, path, line, total in (("third_target", "odd.py", 7, 8),
+                                        ("crlf_target", "crlf.py", 4, 5),
+                                        ("cr_target", "cr.py", 2, 3)):
+            hit = (await call(s, "codebase_search", query=name, k=1))["hits"][0]
+            assert (hit["path"], hit["line"]) == (path, line)
+            got = await call(s, "read_file_lines", path=path, start_line=line, end_line=line)
+            assert got["text"] == f"def {name}():", name
+            assert got["total_lines"] == total
+            details = await call(s, "get_symbol_details", symbol_id=hit["symbol_id"])
+            assert (details["line"], details["end_line"]) == (line, line + 1)
+        whole = await call(s, "read_file_lines", path="odd.py")
+        assert whole["text"].split("\n")[4] == "    return 'a\u2028b\x85c\x1cd'"
+        assert (await call(s, "read_file_lines", path="crlf.py", start_line=1,
+                           end_line=1))["text"] == "def one():"  # no byte-order mark
