@@ -27,7 +27,7 @@ from indexing.store import (
 )
 from indexing.text import token_parts, tokens
 from indexing.vector_index import VectorIndex, VectorsUnavailable
-from search import lexical, priors, usage, vector
+from search import filter_notes, lexical, priors, usage, vector
 from search.hits import build_hit
 from search.hybrid import fuse_rows, lexical_weight
 from search.query import (
@@ -295,6 +295,9 @@ class Searcher:
                     seen.add((hit.path, hit.span))
                     hits.append(hit)
         self._meta(meta, plan, lex, vec, hits, window)
+        if not hits and (filters.langs or filters.path_glob):
+            meta.warnings.extend(filter_notes.unmatched(
+                filters, self._stats().langs, lambda: self.store.file_states()))
         meta.score["kind"] += "+priors"  # priors multiply scores: no longer bounded by 1
         backend = self.store.capabilities
         if backend != SQLITE:  # the SQLite answer's shape predates a second backend
