@@ -7,6 +7,7 @@ through `kebab_lsp.convert`), so scripts and editors share one schema.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
@@ -761,14 +762,49 @@ def run() -> None:
     committed what it indexed), yet tearing down the interpreter, onnxruntime's and LanceDB's
     threads and a few hundred MB of buffers takes another 0.1-0.2 s before the shell prompt
     returns. So a search leaves at once; every other command exits normally. `main` itself
-    always returns, for callers in the same process.
+    always returns, for callers in the same process. A reader that stops reading early
+    (`| head`) ends any command quietly, with `READER_GONE`.
     """
-    code = main()
-    if sys.argv[1:2] == ["search"]:
+    try:
+        code = main()
         sys.stdout.flush()
-        sys.stderr.flush()
+    except BrokenPipeError:
+        if not _stdout_gone():
+            raise
+        code = _reader_gone()
+    if sys.argv[1:2] == ["search"]:
+        with contextlib.suppress(BrokenPipeError):  # `2>&1 | head`: nobody reads that either
+            sys.stderr.flush()
         os._exit(code)
     sys.exit(code)
+
+
+#: The exit status of a command whose reader went away (`kebab search x --json | head -c 10`):
+#: what a shell reports for a process that SIGPIPE ended (128 + 13), as for `seq 1e6 | head`.
+READER_GONE = 141
+
+
+def _stdout_gone() -> bool:
+    """Whether stdout is a pipe or socket nobody reads any more, so a BrokenPipeError was the
+    reader leaving, not something else breaking (where `poll` cannot tell, it is assumed)."""
+    try:
+        import select
+
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(mask & (select.POLLERR | select.POLLHUP) for _, mask in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return True
+
+
+def _reader_gone() -> int:
+    """The reader of stdout went away (`| head`): end quietly, without a traceback, and
+    without another one when the interpreter flushes stdout on its way out (stdout is
+    pointed at the null device, the usual Python recipe)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return READER_GONE
 
 
 def serve_main() -> None:

@@ -67,3 +67,27 @@ def test_index_flags_an_existing_index_was_not_built_with_are_not_dropped_silent
     assert "other settings" not in applied.stderr and "web/api.ts" not in applied.stdout
     # Settings not typed are the index's (an editor's, say): not a flag dropped.
     assert "other settings" not in kebab("search", *query).stderr
+
+
+def with_reader_gone(*args: str) -> subprocess.CompletedProcess[str]:
+    """`kebab ARGS | head` once head has read its fill: stdout is a pipe whose reader is
+    closed (before the command starts, so whatever it writes meets EPIPE)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([sys.executable, "-m", "kebab_lsp.cli", *args], stdout=write,
+                              stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+                              check=False, timeout=120)
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("command", [("search", "user", "REPO", "--json"),
+                                     ("search", "user", "REPO"), ("status", "REPO"),
+                                     ("index", "REPO", "--no-embed")])
+def test_a_reader_that_goes_away_ends_the_command_quietly(
+        command: tuple[str, ...], sample_repo: Path, index_root: Path) -> None:
+    indexed(sample_repo)
+    out = with_reader_gone(*(str(sample_repo) if a == "REPO" else a for a in command))
+    assert "Traceback" not in out.stderr and "BrokenPipeError" not in out.stderr, out.stderr
+    assert out.returncode == 141  # as a shell reports a process SIGPIPE ended
