@@ -121,6 +121,16 @@ class Lines:
     total_lines: int
     text: str
     truncated: bool
+    #: the last line is cut (at MAX_READ_BYTES): one line longer than the cap
+    line_cut: bool = False
+
+
+def cut_to_bytes(text: str, limit: int) -> str:
+    """The longest prefix of `text` of at most `limit` UTF-8 bytes (never half a
+    character)."""
+    if limit <= 0:
+        return ""
+    return text.encode()[:limit].decode("utf-8", errors="ignore")
 
 
 class Service:
@@ -204,15 +214,21 @@ class Service:
                    start + MAX_READ_LINES - 1)
         out: list[str] = []
         size = 0
+        cut = False
         for i in range(start - 1, last):
-            size += len(lines[i].encode()) + 1
-            if size > MAX_READ_BYTES and out:
+            line_bytes = len(lines[i].encode()) + 1
+            if size + line_bytes > MAX_READ_BYTES:
+                if not out:  # one line longer than the cap: its first MAX_READ_BYTES bytes
+                    out.append(cut_to_bytes(lines[i], MAX_READ_BYTES))
+                    cut = True
                 break
+            size += line_bytes
             out.append(lines[i])
         got_end = start + len(out) - 1
         wanted_end = min(end if end is not None else total, total)
         return Lines(root=root.name, path=rel, start_line=start, end_line=got_end,
-                     total_lines=total, text="\n".join(out), truncated=got_end < wanted_end)
+                     total_lines=total, text="\n".join(out),
+                     truncated=cut or got_end < wanted_end, line_cut=cut)
 
     def _lines(self, path: str, start: int, end: int | None) -> tuple[Root, str, list[str]]:
         """The root, root-relative path and lines of a file a client names with a 1-based

@@ -37,7 +37,13 @@ from mcp.types import Tool as MCPTool
 from pydantic import BaseModel, Field, WithJsonSchema
 
 from indexing.settings import MAX_K, Spec
-from kebab_mcp.service import MAX_READ_BYTES, MAX_READ_LINES, Service, ToolFailure
+from kebab_mcp.service import (
+    MAX_READ_BYTES,
+    MAX_READ_LINES,
+    Service,
+    ToolFailure,
+    cut_to_bytes,
+)
 from search.lookups import (
     CONTEXT,
     MAX_CONTEXT,
@@ -111,7 +117,10 @@ class LinesOut(BaseModel):
     start_line: int
     end_line: int
     total_lines: int
-    truncated: bool = Field(description="true when the caps cut the range short")
+    truncated: bool = Field(description="true when the caps cut the range short (or cut its "
+                            "one line)")
+    line_cut: bool = Field(default=False, description="the last line is cut: it alone is "
+                           f"longer than the {MAX_READ_BYTES}-byte cap")
     text: str
 
 
@@ -200,7 +209,8 @@ class BlockOut(BaseModel):
     line: int = Field(description="1-based first line")
     end_line: int = Field(description="1-based last line")
     text: str
-    truncated: bool = Field(default=False, description="the text was cut; read the rest "
+    truncated: bool = Field(default=False, description="the text was cut (by the size cap, "
+                            "or the index keeps only part of a very long line); read the rest "
                             "with read_file_lines")
 
 
@@ -556,6 +566,7 @@ def _render_symbol(out: SymbolOut) -> str:
 def context_out(ctx: Any, root: str | None) -> ContextOut:
     """The blocks, the asked-for one first in the budget: each at most MAX_READ_LINES lines,
     all together about MAX_READ_BYTES."""
+    from indexing.chunking import MAX_LINE_CHARS
     from search.handles import chunk_handles
 
     budget = MAX_READ_BYTES
@@ -566,9 +577,17 @@ def context_out(ctx: Any, root: str | None) -> ContextOut:
         sym = row.symbol
         lines = (row.text or "").split("\n")
         kept: list[str] = []
+        # The index keeps at most MAX_LINE_CHARS of a line per chunk (a longer line is cut
+        # into pieces, each its own chunk, one starting past column 0): such a block does
+        # not hold its whole lines.
+        cut = row.start_col > 0 or any(len(line) >= MAX_LINE_CHARS for line in lines)
         for line in lines[:MAX_READ_LINES]:
             size = len(line.encode()) + 1
-            if size > budget and kept:
+            if size > budget:
+                if not kept:  # the budget cuts the block's first line
+                    kept.append(cut_to_bytes(line, budget))
+                    budget = 0
+                    cut = True
                 break
             budget -= size
             kept.append(line)
@@ -577,7 +596,8 @@ def context_out(ctx: Any, root: str | None) -> ContextOut:
             title=sym.qualified_name if sym else (row.context or f"{row.path}:"
                                                                  f"{row.start_line + 1}"),
             kind=str(sym.kind) if sym else row.chunk_kind, line=row.start_line + 1,
-            end_line=row.end_line + 1, text="\n".join(kept), truncated=len(kept) < len(lines))
+            end_line=row.end_line + 1, text="\n".join(kept),
+            truncated=cut or len(kept) < len(lines))
 
     target = block(ctx.target)
     before = [block(r) for r in ctx.before]
@@ -792,8 +812,13 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
         await _ensure_roots(service, ctx)
         got = await _run(lambda stop: service.read_lines(path, start_line, end_line))
         out = LinesOut(**dataclasses.asdict(got))
-        more = (f" (truncated; continue at start_line={got.end_line + 1})"
-                if got.truncated else "")
+        if got.line_cut:
+            more = (f" (truncated: line {got.end_line} is longer than {MAX_READ_BYTES} bytes "
+                    "and is cut there)")
+        elif got.truncated:
+            more = f" (truncated; continue at start_line={got.end_line + 1})"
+        else:
+            more = ""
         head = f"{got.path}:{got.start_line}-{got.end_line} of {got.total_lines}{more}"
         return _answer(out, f"{head}\n{got.text}")
 

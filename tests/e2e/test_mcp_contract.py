@@ -69,3 +69,38 @@ async def test_lines_are_counted_as_the_index_counts_them(tmp_path: Path) -> Non
         assert whole["text"].split("\n")[4] == "    return 'a\u2028b\x85c\x1cd'"
         assert (await call(s, "read_file_lines", path="crlf.py", start_line=1,
                            end_line=1))["text"] == "def one():"  # no byte-order mark
+
+
+async def test_the_byte_cap_cuts_a_single_long_line_and_says_so(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    head = "".join(f"x{i} = {i}\n" for i in range(300))
+    (ws / "blob.py").write_text(head + 'DATA = "' + "a" * 100_000 + '"\n'
+                                + 'EURO = "' + "€" * 19_000 + '"\nafter = 1\n', encoding="utf-8")
+    async with mcp_session([ws], tmp_path / "index", NO_EMBED) as s:
+        got = await call(s, "read_file_lines", path="blob.py", start_line=301, end_line=310)
+        assert len(got["text"].encode()) <= 48_000
+        assert got["text"].startswith('DATA = "aaa')
+        assert (got["end_line"], got["truncated"], got["line_cut"]) == (301, True, True)
+        assert "line 301 is longer than 48000 bytes" in got["_text"].splitlines()[0]
+        one = await call(s, "read_file_lines", path="blob.py", start_line=301, end_line=301)
+        assert (one["truncated"], one["line_cut"]) == (True, True)
+        # A multi-byte line is cut between characters.
+        euro = await call(s, "read_file_lines", path="blob.py", start_line=302, end_line=302)
+        assert euro["truncated"] and len(euro["text"].encode()) <= 48_000
+        assert euro["text"].endswith("€")
+        # A whole line that does not fit after others ends the range before it.
+        before = await call(s, "read_file_lines", path="blob.py", start_line=300)
+        assert (before["end_line"], before["truncated"], before["line_cut"]) == (300, True,
+                                                                                 False)
+        assert "continue at start_line=301" in before["_text"]
+
+        for name in ("DATA", "EURO"):
+            hit = (await call(s, "codebase_search", query=name, intent="definition",
+                              k=1))["hits"][0]
+            around = await call(s, "get_surrounding_code", chunk_id=hit["handle"], before=0,
+                                after=0)
+            block = around["block"]
+            assert block["truncated"] is True, name
+            assert len(block["text"].encode()) <= 48_000
+            assert "(truncated" in around["_text"]
