@@ -101,7 +101,25 @@ def _settings(args: argparse.Namespace, names: tuple[str, ...]) -> Settings:
     if problems:
         raise SystemExit("kebab: " + "; ".join(p.replace("kebab setting ", "")
                                                for p in problems))
+    if "index_dir" in names:
+        _check_index_dir(settings.index_dir)
     return settings
+
+
+def _check_index_dir(override: str | None) -> None:
+    """Refuse, in one line and with status 2, an index root (`--index-dir` or
+    `KEBAB_INDEX_DIR`) that is a file or lies under one, which could never hold an index."""
+    from indexing.location import ENV_INDEX_DIR, cache_root
+
+    where = cache_root(override)
+    probe = where
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        named = f"--index-dir {override}" if override else f"{ENV_INDEX_DIR}={where}"
+        clash = "" if probe == where else f": {probe}"
+        print(f"kebab: {named}{clash} is not a directory", file=sys.stderr)
+        raise SystemExit(2)
 
 
 def _root(args: argparse.Namespace) -> Path:
@@ -514,6 +532,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
     from kebab_lsp import cache
 
     override = args.index_dir
+    _check_index_dir(override)
     root = cache_root(override)
     if args.action == "list":
         indexes = cache.list_indexes(override)

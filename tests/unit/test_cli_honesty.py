@@ -91,3 +91,17 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(
     out = with_reader_gone(*(str(sample_repo) if a == "REPO" else a for a in command))
     assert "Traceback" not in out.stderr and "BrokenPipeError" not in out.stderr, out.stderr
     assert out.returncode == 141  # as a shell reports a process SIGPIPE ended
+
+
+@pytest.mark.parametrize("command", [("search", "user", "REPO"), ("index", "REPO"),
+                                     ("status", "REPO"), ("cache", "list")])
+def test_an_index_dir_that_is_a_file_is_a_one_line_error(
+        command: tuple[str, ...], sample_repo: Path, tmp_path: Path) -> None:
+    a_file = tmp_path / "not-a-folder"
+    a_file.write_text("")
+    args = [str(sample_repo) if a == "REPO" else a for a in command]
+    for where, told in ((a_file, f"--index-dir {a_file} is not a directory"),
+                        (a_file / "under", f"--index-dir {a_file / 'under'}: {a_file} is not "
+                                           "a directory")):
+        out = kebab(*args, "--index-dir", str(where))
+        assert (out.returncode, out.stderr) == (2, f"kebab: {told}\n")
