@@ -57,7 +57,8 @@ def two_repos(tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> str:
 def _search(url: str, repo: str, query: str, **kw: object) -> tuple[list[str], int]:
     team = TeamWorkspace(url, repo, SETTINGS)
     try:
-        result = team.searcher.search(SearchRequest(query=query, mode="lexical", k=50,
+        mode = "auto" if kw.get("intent") == "usage" else "lexical"  # usage takes no mode
+        result = team.searcher.search(SearchRequest(query=query, mode=mode, k=50,
                                                     **kw))  # type: ignore[arg-type]
         return sorted({h.path for h in result.hits}), result.meta.total_matches
     finally:
