@@ -20,12 +20,16 @@ if TYPE_CHECKING:
 
 class _OneShot:
     """A one-shot caller's index state: never building here (nothing writes it in this
-    process), but possibly partial of a team index, which answers must say."""
-
-    building = False
+    process), but building while the process that writes it scans it (a server, `kebab mcp`,
+    a `kebab index` in another shell), and possibly partial of a team index, which answers
+    must say."""
 
     def __init__(self, index: FolderIndex) -> None:
         self._index = index
+
+    @property
+    def building_anywhere(self) -> bool:
+        return self._index.scanning_elsewhere() is not None
 
     @property
     def incomplete(self) -> str | None:

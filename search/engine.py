@@ -145,11 +145,11 @@ class VectorSource(Protocol):
 
 
 class IndexStatus(Protocol):
-    """Whether the index is still being built, and why it may lack files for good: the
-    runtime's folder state answers."""
+    """Whether the index is still being built (by this process, or by the one that writes it),
+    and why it may lack files for good: the runtime's folder state answers."""
 
     @property
-    def building(self) -> bool: ...
+    def building_anywhere(self) -> bool: ...
 
     @property
     def incomplete(self) -> str | None:
@@ -158,7 +158,7 @@ class IndexStatus(Protocol):
 
 
 class _Idle:
-    building = False
+    building_anywhere = False
     incomplete: str | None = None
 
 
@@ -504,7 +504,7 @@ class Searcher:
 
     def _index_meta(self, meta: Meta, plan: str) -> None:
         stats = self._stats()
-        building = self._status.building
+        building = self._status.building_anywhere
         meta.index = {
             "schema_version": stats.schema_version,
             "lexical_version": stats.lexical_version,

@@ -92,6 +92,17 @@ class FolderIndex:
             languages=self.settings.languages,
         )
 
+    def scanning_elsewhere(self) -> int | None:
+        """The pid of the process writing this index while it scans it (`runtime.lease`)."""
+        from indexing.runtime.lease import scanning_elsewhere
+
+        return scanning_elsewhere(self.index_dir)
+
+    def mark_scan(self, running: bool) -> None:
+        from indexing.runtime.lease import mark_scan
+
+        mark_scan(self.index_dir, running)
+
     def record_shape(self) -> None:
         """After a complete scan: the index now holds what these settings say."""
         if self.store.meta_value(_SHAPE_KEY) != self._shape:

@@ -59,6 +59,13 @@ class Folder:
         """Indexing work for this folder is queued, pending or running."""
         return self.pending_work > 0
 
+    @property
+    def building_anywhere(self) -> bool:
+        """This process is building the index, or, when another one writes it, that one is
+        scanning it now: what answers read from it must say."""
+        return self.building or (not self.writes and
+                                 self.index.scanning_elsewhere() is not None)
+
     def owns(self, path: Path) -> bool:
         return path == self.root or self.root in path.parents
 

@@ -5,6 +5,10 @@ read, and exactly one, the holder of this lease, runs the writer, the embed sche
 file watcher. The lease is an exclusive `flock` on `writer.lock` in the index directory: the
 kernel drops it when its holder exits, however it exits (`kill -9` included), so a reader that
 keeps trying takes over within one poll. The file also names the holder's pid, for status.
+
+While the holder scans, `scanning` names it too, so that a reader's answers say the index is
+still building instead of passing off a half-built index as complete. The mark counts only
+while that pid holds the lease: a writer killed mid-scan leaves a mark that means nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from pathlib import Path
 from indexing.location import PRIVATE_FILE, private_dir
 
 LOCK_NAME = "writer.lock"
+SCAN_MARK = "scanning"
 
 
 class IndexBusy(Exception):
@@ -87,3 +92,30 @@ def take_for_one_shot(index_dir: Path, root: Path) -> WriterLease:
         raise IndexBusy(f"process {lease.holder()} is writing the index of {root} and keeps it "
                         "current; not writing it from here too")
     return lease
+
+
+def mark_scan(index_dir: Path, running: bool) -> None:
+    """The writer's side: a scan of this index starts (`running`) or has ended."""
+    path = index_dir / SCAN_MARK
+    with contextlib.suppress(OSError):  # the mark only informs readers; a full disk keeps going
+        if not running:
+            path.unlink(missing_ok=True)
+            return
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+        try:
+            os.write(fd, str(os.getpid()).encode())
+        finally:
+            os.close(fd)
+
+
+def scanning_elsewhere(index_dir: Path) -> int | None:
+    """The pid of another process that holds the lease and is scanning the index now, or None.
+    Cheap when no scan runs: one failed open."""
+    try:
+        text = (index_dir / SCAN_MARK).read_text(errors="replace").strip()
+    except OSError:
+        return None
+    pid = int(text) if text.isdigit() else None
+    if pid is None or pid == os.getpid():
+        return None
+    return pid if WriterLease(index_dir).holder() == pid else None

@@ -352,6 +352,7 @@ class Writer:
         job = folder.index.indexer.scan(rebuild, reread=folder.index.shape_note is not None,
                                         baseline=baseline)
         running = _Running(folder, job, sink, verb, baseline)
+        folder.index.mark_scan(True)  # readers in other processes answer as still building
         with self._cond:
             self._running = running
 
@@ -384,6 +385,7 @@ class Writer:
     def _finish(self, running: _Running, cancelled: bool, ended: bool = False) -> None:
         folder, job = running.folder, running.job
         job.cancel()
+        folder.index.mark_scan(False)
         summary = job.summary
         if not ended:  # a failed scan leaves the last complete one on record
             folder.last_scan = summary

@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from indexing.runtime.lease import WriterLease
-from kebab_lsp.cli import main
+from indexing.runtime.lease import SCAN_MARK, WriterLease, mark_scan, scanning_elsewhere
+from indexing.settings import Settings
+from kebab_lsp.cli import index_folder, main
+from kebab_lsp.workspace import Workspace
+from search.types import Meta, SearchRequest
 
 HOLD = """
 import sys, time
@@ -111,3 +114,60 @@ def test_kebab_eval_does_not_write_an_index_another_process_writes(
         assert ws.store.stats().files > 0
         assert WriterLease(index_dir).holder() == os.getpid()
     assert WriterLease(index_dir).holder() is None
+
+
+SCANNER = """
+import sys
+from pathlib import Path
+from indexing.runtime.lease import WriterLease, mark_scan
+index_dir = Path(sys.argv[1])
+lease = WriterLease(index_dir)
+assert lease.try_acquire()
+mark_scan(index_dir, True)
+print("scanning", flush=True)
+if sys.stdin.readline().strip() == "done":
+    mark_scan(index_dir, False)
+    print("done", flush=True)
+sys.stdin.readline()
+"""
+
+
+@pytest.mark.subprocess
+def test_a_reader_sees_the_holder_scanning_and_a_dead_one_not(tmp_path: Path) -> None:
+    # An index built by another process: its answers here must say it is still building.
+    sample = Path(__file__).resolve().parents[1] / "fixtures" / "sample_repo"
+    root = tmp_path / "tree"
+    subprocess.run(["cp", "-r", str(sample), str(root)], check=True)
+    settings = Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False)
+    index_dir = index_folder(root, settings).index.index_dir
+    assert not (index_dir / SCAN_MARK).exists()  # the scan that built it took its mark away
+    proc = subprocess.Popen([sys.executable, "-c", SCANNER, str(index_dir)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        assert proc.stdout.readline().strip() == "scanning"
+        assert scanning_elsewhere(index_dir) == proc.pid
+        meta = _search(root, settings)
+        assert meta.index["building"] is True and meta.recall["complete"] is False
+        assert "the index is still building: results may be incomplete" in meta.warnings
+        proc.stdin.write("done\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline().strip() == "done"
+        assert scanning_elsewhere(index_dir) is None
+        assert _search(root, settings).index["building"] is False
+    finally:
+        proc.kill()
+        proc.wait(5)
+    # Killed mid-scan: the mark stays, but its pid no longer holds the lease.
+    (index_dir / SCAN_MARK).write_text(str(proc.pid))
+    assert scanning_elsewhere(index_dir) is None
+    mark_scan(index_dir, True)  # this process's own mark is not "elsewhere"
+    assert scanning_elsewhere(index_dir) is None
+
+
+def _search(root: Path, settings: Settings) -> Meta:
+    ws = Workspace(root, settings)
+    try:
+        return ws.searcher.search(SearchRequest("user", mode="lexical")).meta
+    finally:
+        ws.close()

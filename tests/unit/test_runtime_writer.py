@@ -119,6 +119,34 @@ def test_removing_a_folder_stops_its_scan(tmp_path: Path, small_batches: None) -
     assert folder.index.store.stats().files == 5 and not folder.building  # one batch landed
 
 
+def test_a_scan_is_marked_for_readers_while_it_runs(tmp_path: Path,
+                                                   small_batches: None) -> None:
+    # Readers in other processes answer "still building" from this mark (`runtime.lease`);
+    # it names this process while a scan runs, stopped ones included, and is gone after.
+    import os
+
+    from indexing.runtime.lease import SCAN_MARK
+
+    recorder = Recorder()
+    rt = runtime(tmp_path, recorder)
+    big = make_tree(tmp_path / "big", 20)
+    folder = rt.add_folder(big.as_uri(), "big", big)
+    mark = folder.index.index_dir / SCAN_MARK
+    seen: list[str] = []
+    recorder.on_report["Indexing big"] = lambda: seen.append(mark.read_text())
+    rt.start()
+    try:
+        assert rt.wait_idle(60)
+        assert seen == [str(os.getpid())] and not mark.exists()
+        recorder.on_report["Rebuilding big"] = lambda: rt.remove_folder(folder.uri)  # mid-scan
+        rt.scan(folder, rebuild=True)
+        assert rt.wait_idle(60)
+    finally:
+        rt.stop()
+    assert "end Rebuilding big: stopped" in recorder.lines
+    assert not mark.exists()
+
+
 def test_a_directory_event_becomes_a_scan(tmp_path: Path) -> None:
     recorder = Recorder()
     rt = runtime(tmp_path, recorder)
