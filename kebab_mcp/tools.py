@@ -788,7 +788,10 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
             out = _hit_out(hit, root, req.explain)
             by_path[(hit.root, hit.path)] = out
             hits.append(out)
-        more = len(result.hits) >= offset + page and result.meta.total_matches > offset + page
+        # A full page has a next one unless the count is exact and says it was the last: a
+        # lower bound (vector and hybrid rankings) does not know where the hits end.
+        more = len(result.hits) >= offset + page and (
+            result.meta.count_accuracy != "exact" or result.meta.total_matches > offset + page)
         answer = SearchOut(hits=hits, total_matches=result.meta.total_matches,
                            count_accuracy=result.meta.count_accuracy,
                            next_cursor=_cursor(key, offset + page) if more else None,

@@ -5,7 +5,10 @@ starts at its line, and a path names one file of one root."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from pathlib import Path
+from typing import Any
 
 from mcp_support import call, error, make_workspace, mcp_session
 
@@ -104,3 +107,37 @@ async def test_the_byte_cap_cuts_a_single_long_line_and_says_so(tmp_path: Path) 
             assert block["truncated"] is True, name
             assert len(block["text"].encode()) <= 48_000
             assert "(truncated" in around["_text"]
+
+
+async def _embedded(session: Any) -> None:
+    await call(session, "codebase_search", query="user")  # waits for the first index
+    deadline = time.monotonic() + 120
+    while True:
+        vectors = (await call(session, "get_status"))["roots"][0]["vectors"]
+        if vectors["total"] and vectors["share"] == 1.0:
+            return
+        assert time.monotonic() < deadline, "the sample was never fully embedded"
+        await asyncio.sleep(0.2)
+
+
+async def test_a_full_page_of_a_lower_bound_count_offers_a_cursor(tmp_path: Path) -> None:
+    """Vector and hybrid counts are lower bounds (the number of hits fetched, at least): a
+    full page must offer the next one, which then holds the next hits."""
+    ws = make_workspace(tmp_path)
+    async with mcp_session([ws], tmp_path / "index") as s:
+        await _embedded(s)
+        for mode in ("vector", "hybrid"):
+            whole = await call(s, "codebase_search", query="look up a user", mode=mode, k=6)
+            assert len(whole["hits"]) == 6
+            handles: list[str] = []
+            cursor = None
+            for _ in range(3):
+                args: dict[str, Any] = {"query": "look up a user", "mode": mode, "k": 2}
+                if cursor:
+                    args["cursor"] = cursor
+                page = await call(s, "codebase_search", **args)
+                assert page["count_accuracy"] == "lower_bound"
+                handles += [h["handle"] for h in page["hits"]]
+                cursor = page.get("next_cursor")
+                assert cursor, f"{mode}: no cursor after {len(handles)} hits"
+            assert handles == [h["handle"] for h in whole["hits"]], mode
