@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from indexing.indexer import IndexSummary
     from indexing.runtime import Folder
     from indexing.runtime.folder_index import FolderIndex
-    from indexing.store import FileFacts
+    from indexing.store import FileFacts, Store
     from search.types import SearchRequest, SearchResult
 
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
@@ -295,7 +295,23 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"kebab: {exc}", file=sys.stderr)
         return 2
     _warn_unapplied(args, ws.index)
+    _warn_stale(args, result, ws.root, ws.store)
     return _answer(args, req, result, ws.store)
+
+
+def _warn_stale(args: argparse.Namespace, result: SearchResult, root: Path,
+                store: Store) -> None:
+    """Files the answer cites that changed on disk since the index read them (nothing rescans
+    before a one-shot search): said in `meta.warnings`, which the text listing prints on
+    stderr, and on stderr beside `--json` too."""
+    from kebab_lsp.freshness import changed_on_disk, stale_warning
+
+    cited = [hit.path for hit in result.hits] + [row.path for row in result.files]
+    warning = stale_warning(changed_on_disk(root, cited, store))
+    if warning:
+        result.meta.warnings.append(warning)
+        if args.json:
+            CliListener().warn(warning)
 
 
 def _warn_unapplied(args: argparse.Namespace, index: FolderIndex) -> None:

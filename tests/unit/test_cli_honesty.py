@@ -105,3 +105,46 @@ def test_an_index_dir_that_is_a_file_is_a_one_line_error(
                                            "a directory")):
         out = kebab(*args, "--index-dir", str(where))
         assert (out.returncode, out.stderr) == (2, f"kebab: {told}\n")
+
+
+def stale_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if "changed on disk" in line]
+
+
+def test_cited_files_changed_since_indexing_are_warned(sample_repo: Path,
+                                                       index_root: Path) -> None:
+    indexed(sample_repo)
+    query = ("user", str(sample_repo), "-k", "3", "--mode", "lexical")
+    api, store = sample_repo / "web" / "api.ts", sample_repo / "src" / "users" / "store.py"
+    fresh = kebab("search", *query, "--json")
+    cited = {hit["path"] for hit in json.loads(fresh.stdout)["hits"]}
+    assert cited == {"web/api.ts", "src/users/store.py"}
+    assert not stale_lines(fresh.stderr) and not json.loads(fresh.stdout)["meta"]["warnings"]
+
+    # A new time on the same bytes (a checkout back and forth) is no change.
+    later = api.stat().st_mtime_ns + 5_000_000_000
+    os.utime(api, ns=(later, later))
+    assert not stale_lines(kebab("search", *query).stderr)
+
+    # The same size, other bytes, written just now (its time no help): the content tells.
+    api.write_text(api.read_text().replace("User", "Usex", 1))
+    same_size = kebab("search", *query)
+    assert stale_lines(same_size.stderr) == [
+        "warning: 1 cited file(s) changed on disk since they were indexed (web/api.ts); "
+        "run `kebab index` to refresh"]
+
+    # Ten lines pushed in at the top, and a file deleted: both cited stale, in the text
+    # listing's warnings on stderr, and in the JSON's meta.warnings (and on stderr beside it).
+    api.write_text("\n" * 10 + api.read_text())
+    store.unlink()
+    out = kebab("search", *query, "--json")
+    assert out.returncode == 0, out.stderr
+    wire = json.loads(out.stdout)
+    assert {hit["path"] for hit in wire["hits"]} == cited  # still answered from the index
+    want = ("2 cited file(s) changed on disk since they were indexed (web/api.ts, "
+            "src/users/store.py); run `kebab index` to refresh")
+    assert want in wire["meta"]["warnings"] and stale_lines(out.stderr) == [f"kebab: {want}"]
+    assert stale_lines(kebab("search", *query).stderr) == [f"warning: {want}"]
+
+    assert kebab("index", str(sample_repo), "--no-embed").returncode == 0
+    assert not stale_lines(kebab("search", *query).stderr)  # refreshed
