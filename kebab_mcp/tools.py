@@ -95,7 +95,11 @@ class HitOut(BaseModel):
     end_line: int = Field(description="1-based last line of the enclosing chunk")
     title: str
     kind: str
-    snippet: str
+    snippet: str = Field(description="a few lines around the match, the first starting at "
+                         "the match's column")
+    snippet_line: int = Field(description="1-based line of the snippet's first line (the "
+                              "others follow it, blank ones included); not always `line`: "
+                              "the snippet may start above the match")
     also: list[Also] | None = Field(default=None,
                                     description="group=file: other hits in this file")
     retrieval: dict[str, Any] | None = Field(default=None,
@@ -432,14 +436,29 @@ async def _ensure_roots(service: Service, ctx: Context) -> None:
 # -- renderings ------------------------------------------------------------------------------
 
 
-def _snippet(text: str) -> str:
-    """The first lines of a hit's snippet. Its first line starts at the match's column, the
-    others keep the file's indentation: they are dedented to sit two spaces under it."""
-    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()][:SNIPPET_LINES]
+def _snippet(text: str, line: int) -> tuple[str, int]:
+    """The first lines of a hit's snippet, whose first line is file line `line` (1-based),
+    and the line they start at: leading blank lines are skipped (the start moves down with
+    them), blank lines inside are kept, so its n-th line is the file's line start + n. Its
+    first line starts at the match's column, the others keep the file's indentation: they
+    are dedented to sit two spaces under it."""
+    lines = [ln.rstrip() for ln in text.split("\n")]
+    while lines and not lines[0].strip():
+        lines.pop(0)
+        line += 1
+    lines = lines[:SNIPPET_LINES]
+    while lines and not lines[-1].strip():
+        lines.pop()
     rest = lines[1:]
-    indent = min((len(ln) - len(ln.lstrip()) for ln in rest), default=0)
-    out = "\n".join([*lines[:1], *("  " + ln[indent:] for ln in rest)])
-    return out if len(out) <= SNIPPET_CHARS else out[: SNIPPET_CHARS - 1] + "…"
+    indent = min((len(ln) - len(ln.lstrip()) for ln in rest if ln), default=0)
+    out = "\n".join([*lines[:1], *("  " + ln[indent:] if ln else "" for ln in rest)])
+    return (out if len(out) <= SNIPPET_CHARS else out[: SNIPPET_CHARS - 1] + "…"), line
+
+
+def _snippet_lines(hit: HitOut) -> list[str]:
+    """A hit's snippet in the text rendering, each line with its line number."""
+    return [f"    {hit.snippet_line + i}: {ln}" if ln else f"    {hit.snippet_line + i}:"
+            for i, ln in enumerate(hit.snippet.split("\n")) if hit.snippet]
 
 
 def _render_search(out: SearchOut, query: str) -> str:
@@ -453,7 +472,7 @@ def _render_search(out: SearchOut, query: str) -> str:
         where = f"{hit.root}/{hit.path}" if hit.root else hit.path
         lines.append(f"{where}:{hit.line}-{hit.end_line}  {hit.title} ({hit.kind})  "
                      f"#{hit.handle}" + (f" #{hit.symbol_id}" if hit.symbol_id else ""))
-        lines.extend("    " + ln for ln in hit.snippet.splitlines())
+        lines.extend(_snippet_lines(hit))
         for also in hit.also or []:
             lines.append(f"  also :{also.line}  {also.title} ({also.kind})  #{also.handle}")
         if hit.retrieval:
@@ -619,9 +638,10 @@ def _render_context(out: ContextOut) -> str:
 
 
 def _hit_out(hit: Any, root: str | None, explain: bool = False) -> HitOut:
+    snippet, snippet_line = _snippet(hit.snippet.text, hit.snippet.start_line + 1)
     return HitOut(handle=hit.chunk_id, symbol_id=hit.symbol_id, root=root, path=hit.path,
                   line=hit.span.start_line + 1, end_line=hit.chunk_lines[1] + 1,
-                  title=hit.title, kind=hit.kind, snippet=_snippet(hit.snippet.text),
+                  title=hit.title, kind=hit.kind, snippet=snippet, snippet_line=snippet_line,
                   retrieval=(_retrieval(hit) if explain else None))
 
 
@@ -632,7 +652,7 @@ def _render_similar(out: SimilarOut) -> str:
         lines.append(f"{_where(hit.root, hit.path)}:{hit.line}-{hit.end_line}  {hit.title} "
                      f"({hit.kind})  #{hit.handle}"
                      + (f" #{hit.symbol_id}" if hit.symbol_id else ""))
-        lines.extend("    " + ln for ln in hit.snippet.splitlines())
+        lines.extend(_snippet_lines(hit))
     lines.extend(f"warning: {w}" for w in meta.get("warnings", []))
     return "\n".join(lines)
 

@@ -141,3 +141,39 @@ async def test_a_full_page_of_a_lower_bound_count_offers_a_cursor(tmp_path: Path
                 cursor = page.get("next_cursor")
                 assert cursor, f"{mode}: no cursor after {len(handles)} hits"
             assert handles == [h["handle"] for h in whole["hits"]], mode
+
+
+def _check_snippet(root: Path, hit: dict[str, Any]) -> None:
+    """Each snippet line is (a part of) the file line it is numbered as."""
+    lines = (root / hit["path"]).read_text(encoding="utf-8").split("\n")
+    assert hit["snippet"], hit
+    for i, shown in enumerate(hit["snippet"].split("\n")):
+        assert shown.rstrip("…").strip() in lines[hit["snippet_line"] - 1 + i], (hit, i)
+
+
+async def test_a_snippet_says_the_line_it_starts_at(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    (ws / "deco.py").write_text(
+        "import functools\n\n\n@functools.cache\ndef decorated_target(x):\n    return x\n\n\n"
+        "def spaced_target():\n\n    # spaced_note\n\n    return 1\n", encoding="utf-8")
+    async with mcp_session([ws], tmp_path / "index", NO_EMBED) as s:
+        spaced = (await call(s, "codebase_search", query="spaced_target", k=1))["hits"][0]
+        assert (spaced["line"], spaced["snippet_line"]) == (9, 9)
+        # The blank line inside is kept, so the comment is on its own line number.
+        assert spaced["snippet"].split("\n")[:3] == ["def spaced_target():", "",
+                                                     "  # spaced_note"]
+        found = await call(s, "codebase_search", query="spaced_target", k=1)
+        assert found["_text"].splitlines()[1:5] == [
+            found["_text"].splitlines()[1], "    9: def spaced_target():", "    10:",
+            "    11:   # spaced_note"]
+        hits = []
+        for query, mode in (("decorated_target", "auto"), ("spaced_note", "lexical"),
+                            ("user", "lexical"), ("functools cache", "lexical"),
+                            ("get_user_by_id", "auto")):
+            hits += (await call(s, "codebase_search", query=query, mode=mode, k=20))["hits"]
+        assert len(hits) > 10
+        for hit in hits:
+            _check_snippet(ws, hit)
+        text = (await call(s, "codebase_search", query="decorated_target", k=1))["_text"]
+        hit = (await call(s, "codebase_search", query="decorated_target", k=1))["hits"][0]
+        assert f"    {hit['snippet_line']}: " in text.splitlines()[2]
