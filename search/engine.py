@@ -33,9 +33,11 @@ from search.hybrid import fuse_rows, lexical_weight
 from search.query import (
     CODE_FRAGMENT,
     CODE_NOT_FOUND,
+    FIND_PHRASE,
     PRIVATE_NAME,
     Intent,
     ParsedQuery,
+    asked_name,
     highlight_words,
     is_question,
     name_in_words,
@@ -95,6 +97,8 @@ def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent, ParsedQ
     if req.mode != "auto":
         return req.mode, Intent(req.mode, "mode set by request"), parsed
     intent = route(parsed)
+    if intent.rule == FIND_PHRASE:
+        _symbol, parsed = asked_name(parsed)
     return _INTENT_PLAN.get(intent.name, "lexical"), intent, parsed
 
 
@@ -132,7 +136,8 @@ def asked_intent(name: str, parsed: ParsedQuery) -> tuple[Intent, ParsedQuery]:
         parts = tuple(dict.fromkeys(p for t in tokens(parsed.raw) for p in token_parts(t)))
         return Intent(name, rule), ParsedQuery(parsed.raw, "any", parts or parsed.terms)
     if name == "definition" and parsed.terms:
-        return Intent(name, rule, parsed.terms[-1].removesuffix("()")), parsed
+        symbol, parsed = asked_name(parsed)
+        return Intent(name, rule, symbol), parsed
     return Intent(name, rule), parsed
 
 

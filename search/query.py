@@ -221,6 +221,8 @@ CODE_FRAGMENT = "code fragment"
 PRIVATE_NAME = "private name"
 #: The rule when that guess found nothing as text.
 CODE_NOT_FOUND = "code fragment not found as text"
+#: "where is X defined", "find X", "definition of X": the question is only about X.
+FIND_PHRASE = "find phrase"
 
 
 def is_question(text: str) -> bool:
@@ -260,7 +262,7 @@ def route(parsed: ParsedQuery) -> Intent:
         return Intent("definition", "identifier", _bare(text))
     found = _FIND.match(text)
     if found and _IDENTIFIER.match(found.group(1)):
-        return Intent("definition", "find phrase", _bare(found.group(1)))
+        return Intent("definition", FIND_PHRASE, _bare(found.group(1)))
     return Intent("concept", QUESTION if is_question(parsed.raw) else "natural language")
 
 
@@ -321,3 +323,25 @@ def reads_as_sentence(parsed: ParsedQuery) -> bool:
 
 def _bare(identifier: str) -> str:
     return identifier.removesuffix("()")
+
+
+#: A word that is spelled as code: a capital after its first letter or at its start, an
+#: underscore, a digit, a call, a member or a path.
+_CODE_SPELLED = re.compile(r"^.+[A-Z]|^[A-Z]|_|\d|\(\)|\.|::")
+
+
+def asked_name(parsed: ParsedQuery) -> tuple[str, ParsedQuery]:
+    """The name a query asked as a definition names, and the query as the lexical arm then
+    reads it. "where is Attribute defined" asks for `Attribute` and nothing else, so it is
+    searched for alone: its other words matched every chunk that says "where" or "defined"
+    above the class. Otherwise the first word spelled as code ("Attribute class"), alone too;
+    else the last word, with the query read whole, since plain words may not be a name."""
+    routed = route(parsed)
+    if routed.name == "definition" and routed.symbol:
+        if routed.rule == FIND_PHRASE:
+            return routed.symbol, parse(routed.symbol)
+        return routed.symbol, parsed
+    spelled = [w for w in parsed.raw.split() if _IDENTIFIER.match(w) and _CODE_SPELLED.search(w)]
+    if spelled:
+        return _bare(spelled[0]), parse(spelled[0])
+    return _bare(parsed.terms[-1]), parsed

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from indexing.settings import Settings
@@ -78,3 +80,30 @@ def test_a_default_mode_gives_way_to_the_intent(workspace: Workspace) -> None:
     assert [h.title for h in result.hits] == ["UserStore"]
     assert parse_request({"query": "x", "intent": "exact_text", "mode": "lexical"},
                          vector_default).mode == "lexical"
+
+
+def test_a_definition_question_searches_for_the_name_it_asks_for(tmp_path: Path) -> None:
+    # "where is X defined" asks for X alone: its other words matched a function that says
+    # "where" and "defined" and calls X, above X's own definition. Asked as a definition,
+    # the name is the word spelled as code, not the last word (`helper`, defined too).
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "a.py").write_text('def helper():\n    """Where the defaults are defined."""\n'
+                               "    return Widget()\n")
+    (root / "widget.py").write_text('class Widget:\n    """A thing on the screen."""\n\n'
+                                    + "".join(f"    size_{i} = {i}\n" for i in range(40)))
+    # Short chunks that mention the name outrank its long definition on the word alone, past
+    # the depth the channels read: only the definition boost of a name asked alone finds it.
+    (root / "uses.py").write_text("".join(f"def use_{i}(w):\n    return Widget(w, {i})\n\n\n"
+                                          for i in range(150)))
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
+    try:
+        ws.indexer.index()
+        routed = ws.searcher.search(parse_request({"query": "where is Widget defined"},
+                                                  Settings()))
+        _intent, asked, _plan = ask(ws, "Widget helper", intent="definition")
+    finally:
+        ws.close()
+    assert routed.meta.intent == {"name": "definition", "rule": "find phrase"}
+    assert routed.hits[0].title == "Widget"
+    assert asked[0] == "Widget"
