@@ -44,6 +44,18 @@ _ASCII_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
+#: Scripts written without spaces between words (Thai, Lao, Khmer, Myanmar, Chinese,
+#: Japanese kana and kanji): `unicode61` indexes a whole run as one term, so a word inside a run
+#: is not a term of its own and only exact text finds it.
+_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff"
+                       "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def has_unspaced_words(text: str) -> bool:
+    """Whether `text` holds letters of a script written without spaces between words."""
+    return _UNSPACED.search(text) is not None
+
+
 BOM = "\ufeff"
 
 

@@ -21,6 +21,7 @@ from indexing.lexical_query import LexicalQuery
 from indexing.positions import utf16_len
 from indexing.records import Span
 from indexing.store import ChunkRow, QuerySyntaxError, SearchStore
+from indexing.text import has_unspaced_words
 from search.query import ParsedQuery, content_terms, fill_terms
 from search.types import InvalidQuery
 
@@ -94,6 +95,14 @@ def retrieve(store: SearchStore, parsed: ParsedQuery, filters: Filters, limit: i
                 f"only {start} result(s) contain every term; filled with results that contain "
                 "any term (common words such as 'the' aside)"
             )
+    if result.total == 0 and has_unspaced_words(parsed.raw):
+        found = exact(store, parsed.raw.strip(), filters, limit)
+        found.complete = found.total
+        found.warnings.append(
+            "words in a script written without spaces (Chinese, Japanese, Thai, ...) are "
+            "indexed as whole runs, so a word inside a run is not a term: answered as exact "
+            "text")
+        return found
     return result
 
 

@@ -359,3 +359,25 @@ def test_a_save_committed_during_a_search_is_seen_whole_or_not_at_all(
     monkeypatch.undo()
     after = run(workspace, '"store.get_user_by_id(1)"').hits[0]
     assert after.span.start_line == before.span.start_line + 8
+
+
+def test_a_word_inside_an_unspaced_run_is_found_as_exact_text(tmp_path: Path) -> None:
+    # unicode61 indexes "こんにちは世界" as one term: the words find nothing, so the text is
+    # looked for as it is, and the answer says why.
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "u.py").write_text('def greet():\n    return "こんにちは世界"\n')
+    (root / "v.py").write_text('def title():\n    return "世界"\n')
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
+    try:
+        ws.indexer.index()
+        inside = run(ws, "こんにちは")
+        whole = run(ws, "世界")
+    finally:
+        ws.close()
+    assert [(h.path, h.span.start_line, h.span.start_col) for h in inside.hits] == [
+        ("u.py", 1, 12)]
+    assert inside.meta.query_plan == "exact"
+    assert any("written without spaces" in w for w in inside.meta.warnings)
+    # A run that is a whole term is found by its words, and no more is looked for.
+    assert [h.path for h in whole.hits] == ["v.py"] and whole.meta.query_plan == "and"
