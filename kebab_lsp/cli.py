@@ -286,7 +286,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"kebab: {ws.store.rebuilt_reason}", file=sys.stderr)
     try:
         req = request_from_flags(args, settings)
-        if ws.store.stats().files == 0:
+        if ws.store.stats().files == 0 and _nobody_writes(ws.index_dir):
             ws.close()
             index_folder(root, attrs.evolve(settings, embed=False))
             ws = Workspace(root, settings)
@@ -297,6 +297,14 @@ def cmd_search(args: argparse.Namespace) -> int:
     _warn_unapplied(args, ws.index)
     _warn_stale(args, result, ws.root, ws.store)
     return _answer(args, req, result, ws.store)
+
+
+def _nobody_writes(index_dir: Path) -> bool:
+    """No process writes this index: a search may build it. One that does (a server, `kebab
+    mcp`, a `kebab index` in another shell) is building it, and the answer says so."""
+    from indexing.runtime.lease import WriterLease
+
+    return WriterLease(index_dir).holder() is None
 
 
 def _warn_stale(args: argparse.Namespace, result: SearchResult, root: Path,

@@ -171,3 +171,31 @@ def _search(root: Path, settings: Settings) -> Meta:
         return ws.searcher.search(SearchRequest("user", mode="lexical")).meta
     finally:
         ws.close()
+
+
+@pytest.mark.subprocess
+def test_kebab_search_answers_from_an_index_another_process_is_building(
+        tmp_path: Path, sample_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A first search builds a folder's index, unless another process writes it: then it
+    # answers from what is there, saying the index is still building, instead of failing
+    # with "process N is writing the index".
+    import json
+
+    from indexing.location import index_dir_for
+
+    index_root = tmp_path / "indexes"
+    index_dir = index_dir_for(sample_repo.resolve(), str(index_root))
+    index_dir.mkdir(parents=True)
+    proc = subprocess.Popen([sys.executable, "-c", SCANNER, str(index_dir)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        assert proc.stdout.readline().strip() == "scanning"
+        assert main(["search", "user", str(sample_repo), "--index-dir", str(index_root),
+                     "--json"]) == 0
+    finally:
+        proc.kill()
+        proc.wait(5)
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["hits"] == [] and answer["meta"]["index"]["building"] is True
+    assert answer["meta"]["recall"]["complete"] is False
