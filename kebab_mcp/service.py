@@ -14,6 +14,7 @@ catch-up scan, when the writer exits.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import threading
@@ -49,11 +50,15 @@ class Root:
     this process holds the index's writer lease (`indexing.runtime.writership`: the rule the
     language server follows too)."""
 
-    def __init__(self, path: Path, settings: Settings, listener: Any) -> None:
+    def __init__(self, path: Path, settings: Settings, listener: Any,
+                 name: str | None = None) -> None:
         from indexing.runtime import Runtime
         from indexing.runtime.writership import Writership
 
         self.path = path
+        #: how answers name the root: its folder's name, with as many parent folders as
+        #: make it unique among the roots (`unique_names`)
+        self.name = name or path.name
         self.settings = settings
         self.runtime: Runtime = Runtime(listener, settings)
         self.writership = Writership(self.runtime, watch=True)
@@ -62,10 +67,6 @@ class Root:
         self.folder: Folder = self.runtime.add_folder(path.as_uri(), path.name, path)
         self._lock = threading.Lock()
         self._searcher: Searcher | None = None
-
-    @property
-    def name(self) -> str:
-        return self.path.name
 
     @property
     def writing(self) -> bool:
@@ -167,13 +168,18 @@ class Service:
                 missing = [str(p) for p in paths if not p.is_dir()]
                 if missing:
                     raise ToolFailure(f"not a directory: {', '.join(missing)}")
-                self._roots = [Root(p, self.settings, self._listener)
-                               for p in dict.fromkeys(paths)]
+                names = unique_names(list(dict.fromkeys(paths)))
+                self._roots = [Root(p, self.settings, self._listener, name)
+                               for p, name in names.items()]
             return self._roots
 
     @property
     def opened(self) -> bool:
         return self._roots is not None
+
+    def root_name(self, path: str) -> str:
+        """The name of the root at absolute `path` (a hit's root)."""
+        return next((r.name for r in self.roots() if str(r.path) == path), Path(path).name)
 
     def root(self, name: str | None) -> list[Root]:
         roots = self.roots()
@@ -202,7 +208,19 @@ class Service:
         from search.merge import merge_results
 
         self.wait_first_index()
-        results = [r.searcher.search(req, should_stop=should_stop) for r in self.roots()]
+        roots = self.roots()
+        glob = req.filters.path_glob
+        if glob is not None and len(roots) > 1:
+            # A glob written as hits are printed, "root/path": that root only, the rest of
+            # the glob relative to it.
+            named = [r for r in roots if glob.startswith(r.name + "/")]
+            if named:
+                root = max(named, key=lambda r: len(r.name))
+                roots = [root]
+                filters = dataclasses.replace(req.filters,
+                                              path_glob=glob[len(root.name) + 1:])
+                req = dataclasses.replace(req, filters=filters)
+        results = [r.searcher.search(req, should_stop=should_stop) for r in roots]
         return merge_results(results, req.k, req.mode)
 
     def read_lines(self, path: str, start: int, end: int | None) -> Lines:
@@ -321,9 +339,11 @@ class Service:
         rel = "/".join(p for p in parts if p not in ("", "."))
         roots = self.roots()
         candidates = [(r, rel) for r in roots]
-        if len(roots) > 1 and "/" in rel:  # "rootname/path" picks a root
-            head, rest = rel.split("/", 1)
-            candidates = [(r, rest) for r in roots if r.name == head] + candidates
+        if len(roots) > 1:  # "rootname/path" picks a root
+            candidates = [(r, rel[len(r.name) + 1:]) for r in roots
+                          if rel.startswith(r.name + "/")] + candidates
+        found: list[tuple[Root, str, Path]] = []
+        left_out = False
         for root, sub in candidates:
             target = root.path / sub
             real = Path(os.path.realpath(target))
@@ -333,10 +353,19 @@ class Service:
                                       "(a symlink out); refused")
                 continue
             if root.folder.index.store.file_state(sub) is not None and real.is_file():
-                return root, sub, real
-            if real.exists():
-                raise ToolFailure(f"{path!r} is not in the index (ignored, excluded, a secret, "
-                                  "binary or too large), so it cannot be read here")
+                found.append((root, sub, real))
+            elif real.exists():
+                left_out = True
+        if len(found) > 1:
+            raise ToolFailure(
+                f"{path!r} is ambiguous: it names a file in several roots ("
+                + ", ".join(f"{r.name!r}" for r, _, _ in found) + "); put the root's name in "
+                "front, as in " + " or ".join(f"'{r.name}/{sub}'" for r, sub, _ in found))
+        if found:
+            return found[0]
+        if left_out:
+            raise ToolFailure(f"{path!r} is not in the index (ignored, excluded, a secret, "
+                              "binary or too large), so it cannot be read here")
         raise ToolFailure(f"no file {path!r} in the index of "
                           f"{', '.join(repr(r.name) for r in roots)}")
 
@@ -384,6 +413,24 @@ class Service:
         for root in roots:
             root.runtime.scan(root.folder, rebuild)
         return roots
+
+
+def unique_names(paths: list[Path]) -> dict[Path, str]:
+    """Each root's name: its folder's name, or, where two roots share it, as many of its
+    parent folders as tell them apart (`/a/pkg` and `/b/pkg` are `a/pkg` and `b/pkg`)."""
+    depth = dict.fromkeys(paths, 1)
+
+    def name(p: Path) -> str:
+        return "/".join(p.parts[1:][-depth[p]:]) or str(p)
+
+    while True:
+        names = {p: name(p) for p in paths}
+        taken = list(names.values())
+        clash = [p for p in paths if taken.count(names[p]) > 1 and depth[p] < len(p.parts) - 1]
+        if not clash:
+            return names
+        for p in clash:
+            depth[p] += 1
 
 
 def file_lines(data: bytes) -> list[str]:

@@ -318,6 +318,9 @@ _INTENT_DOC = (
     " definition = where a name is defined; concept = code about an idea; exact_text = a "
     "literal string; usage = where a name is used (calls, imports, mentions); similar = code "
     "like the query's code.")
+_FILTER_DOC = {"path_glob": " Relative to a root; with several roots, a glob that starts "
+                            "with a root's name, as hits print it ('pkg/src/**'), searches "
+                            "that root only."}
 _MODE_DOC = (
     " auto routes by the intent; lexical = words and exact text only; vector = meaning only; "
     "hybrid = both fused. An explicit choice is obeyed or fails with an error, never silently "
@@ -364,7 +367,8 @@ def _search_signature() -> inspect.Signature:
                           annotation=_field(PARAMS["mode"], _MODE_DOC, "auto")),
         inspect.Parameter("k", kw, default=None, annotation=_field(
             PARAMS["k"], " Hits per page; cursor gets the next page.", str(DEFAULT_K))),
-        *[inspect.Parameter(name, kw, default=None, annotation=_field(spec))
+        *[inspect.Parameter(name, kw, default=None,
+                            annotation=_field(spec, _FILTER_DOC.get(name, "")))
           for name, spec in FILTERS.items()],
         inspect.Parameter("group", kw, default="none", annotation=Annotated[
             Literal["none", "file"],
@@ -693,8 +697,9 @@ meta says how the query was routed, whether the count is exact, whether recall i
 and any warning (e.g. vectors still building)."""
 
 READ_DOC = f"""Read lines start_line..end_line (1-based, inclusive) of a file in the index.
-path is relative to a root, exactly as codebase_search returns it ("root/path" picks a root
-when there are several). At most {MAX_READ_LINES} lines and {MAX_READ_BYTES} bytes per call
+path is relative to a root, exactly as codebase_search returns it; when there are several
+roots, "root/path" (the hit's root, then its path) picks one, and a path found in more than one
+root is refused as ambiguous. At most {MAX_READ_LINES} lines and {MAX_READ_BYTES} bytes per call
 (truncated=true says more was asked). Absolute paths, '..', symlinks out of the roots and
 files the index leaves out (ignored, excluded, secrets, binary) are refused."""
 
@@ -799,7 +804,7 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
         hits: list[HitOut] = []
         by_path: dict[tuple[str, str], HitOut] = {}
         for hit in result.hits[offset:]:
-            root = Path(hit.root).name if multi else None
+            root = service.root_name(hit.root) if multi else None
             if args.get("group") == "file" and (hit.root, hit.path) in by_path:
                 first = by_path[(hit.root, hit.path)]
                 first.also = [*(first.also or []), Also(handle=hit.chunk_id,
@@ -842,7 +847,8 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
             more = f" (truncated; continue at start_line={got.end_line + 1})"
         else:
             more = ""
-        head = f"{got.path}:{got.start_line}-{got.end_line} of {got.total_lines}{more}"
+        where = _where(got.root if len(service.roots()) > 1 else None, got.path)
+        head = f"{where}:{got.start_line}-{got.end_line} of {got.total_lines}{more}"
         return _answer(out, f"{head}\n{got.text}")
 
     @server.tool(description=STATUS_DOC, annotations=read_only)
@@ -905,7 +911,7 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
 
     def root_of(root: str) -> str | None:
         """A root's name in answers, when there are several roots (else paths suffice)."""
-        return Path(root).name if len(service.roots()) > 1 else None
+        return service.root_name(root) if len(service.roots()) > 1 else None
 
     @server.tool(description=REFS_DOC, annotations=read_only)
     async def find_references(

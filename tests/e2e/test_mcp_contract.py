@@ -177,3 +177,45 @@ async def test_a_snippet_says_the_line_it_starts_at(tmp_path: Path) -> None:
         text = (await call(s, "codebase_search", query="decorated_target", k=1))["_text"]
         hit = (await call(s, "codebase_search", query="decorated_target", k=1))["hits"][0]
         assert f"    {hit['snippet_line']}: " in text.splitlines()[2]
+
+
+async def test_roots_of_one_folder_name_are_told_apart(tmp_path: Path) -> None:
+    """Two roots named `pkg`: each gets a name of its own, a hit of either reads back its own
+    file, a path in both is refused as ambiguous, and a glob may start with a root's name."""
+    one, two = tmp_path / "a" / "pkg", tmp_path / "b" / "pkg"
+    for root, word in ((one, "alpha"), (two, "beta")):
+        root.mkdir(parents=True)
+        (root / "mod.py").write_text(f'def {word}_only():\n    return "{word}"\n',
+                                     encoding="utf-8")
+    (two / "extra.py").write_text("def beta_extra():\n    return 2\n", encoding="utf-8")
+    async with mcp_session([one, two], tmp_path / "index", NO_EMBED) as s:
+        status = (await call(s, "get_status"))["roots"]
+        assert [(r["root"], r["path"]) for r in status] == [("a/pkg", str(one)),
+                                                            ("b/pkg", str(two))]
+        hit = (await call(s, "codebase_search", query="beta_only", k=1))["hits"][0]
+        assert (hit["root"], hit["path"]) == ("b/pkg", "mod.py")
+        assert "b/pkg/mod.py:1-2" in (await call(s, "codebase_search", query="beta_only",
+                                                 k=1))["_text"]
+        got = await call(s, "read_file_lines", path=f"{hit['root']}/{hit['path']}")
+        assert (got["root"], got["text"]) == ("b/pkg", 'def beta_only():\n    return "beta"')
+        assert got["_text"].startswith("b/pkg/mod.py:1-2")
+        alpha = await call(s, "read_file_lines", path="a/pkg/mod.py")
+        assert "alpha_only" in alpha["text"]
+        message = await error(s, "read_file_lines", path="mod.py")
+        assert "ambiguous" in message and "'a/pkg/mod.py' or 'b/pkg/mod.py'" in message
+        # A path in one root only needs no prefix.
+        assert (await call(s, "read_file_lines", path="extra.py"))["root"] == "b/pkg"
+        # find_similar_code reads its range through the same rule.
+        assert "ambiguous" in await error(s, "find_similar_code", path="mod.py",
+                                          start_line=1, end_line=2)
+        # A glob written as hits are printed picks the root.
+        for glob, root in (("b/pkg/*.py", "b/pkg"), ("a/pkg/**", "a/pkg")):
+            hits = (await call(s, "codebase_search", query="only", mode="lexical",
+                               path_glob=glob))["hits"]
+            assert hits and {h["root"] for h in hits} == {root}, glob
+        both = (await call(s, "codebase_search", query="only", mode="lexical",
+                           path_glob="*.py"))["hits"]
+        assert {h["root"] for h in both} == {"a/pkg", "b/pkg"}
+        assert "unknown root 'pkg'" in await error(s, "build_index", root="pkg")
+        built = await call(s, "build_index", root="b/pkg")
+        assert [r["root"] for r in built["roots"]] == ["b/pkg"]
