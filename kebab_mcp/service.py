@@ -141,6 +141,10 @@ class Service:
         self._paths = [p.resolve() for p in paths]
         self._roots: list[Root] | None = None
         self._lock = threading.Lock()
+        #: the roots the client offered (None: it offered none, or was not asked)
+        self._offered: list[Path] | None = None
+        #: what the answers should warn about (a client root that is not a directory here)
+        self.warnings: list[str] = []
 
     # -- roots -------------------------------------------------------------------------------
 
@@ -152,19 +156,32 @@ class Service:
         """Roots offered by the client, used when none were given on the command line."""
         with self._lock:
             if not self._paths and self._roots is None:
-                self._paths = [p.resolve() for p in paths if p.is_dir()]
+                offered = [p.resolve() for p in paths]
+                self._offered = offered or None
+                self._paths = [p for p in offered if p.is_dir()]
+                missing = [str(p) for p in offered if not p.is_dir()]
+                if missing and self._paths:
+                    self.warnings.append(
+                        f"the client's root(s) {', '.join(missing)} are not directories here, "
+                        "so they are not searched")
 
     def roots(self) -> list[Root]:
         """The roots, opened on first use (the current directory when none were given); this
         is where the index, the runtime and the writer lease's poller start."""
         with self._lock:
             if self._roots is None:
+                if not self._paths and self._offered:
+                    raise ToolFailure(
+                        "no roots: the client's roots ("
+                        + ", ".join(str(p) for p in self._offered) + ") are not directories "
+                        "on this machine, and the server will not index another directory "
+                        "in their place. Start the server as `kebab mcp PATH`")
                 paths = self._paths or [Path.cwd().resolve()]
                 if not self._paths and paths[0] in (Path(paths[0].anchor), Path.home()):
                     raise ToolFailure(
-                        f"no roots: the client offered none and the current directory is "
-                        f"{paths[0]}, too broad to index. Start the server as `kebab mcp "
-                        "PATH`, or from the project's directory")
+                        f"no roots: none were given, the client offered none and the current "
+                        f"directory is {paths[0]}, too broad to index. Start the server as "
+                        "`kebab mcp PATH`, or from the project's directory")
                 missing = [str(p) for p in paths if not p.is_dir()]
                 if missing:
                     raise ToolFailure(f"not a directory: {', '.join(missing)}")

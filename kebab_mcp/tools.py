@@ -130,6 +130,8 @@ class LinesOut(BaseModel):
 
 class StatusOut(BaseModel):
     roots: list[dict[str, Any]]
+    warnings: list[str] = Field(default_factory=list, description="what the roots leave out: "
+                                "a client root that is not a directory here")
 
 
 class BuildOut(BaseModel):
@@ -870,7 +872,9 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
                          f"{r['chunks']} chunks, {share}; building={r['building']}; last "
                          f"update {r['last_update']}; writer {who}; watcher {r['watcher']}"
                          + (f"; error: {r['error']}" if r["error"] else ""))
-        return _answer(StatusOut(roots=roots), "\n".join(lines))
+        lines.extend(f"warning: {w}" for w in service.warnings)
+        return _answer(StatusOut(roots=roots, warnings=list(service.warnings)),
+                       "\n".join(lines))
 
     @server.tool(description=BUILD_DOC, annotations=ToolAnnotations(
         read_only_hint=False, destructive_hint=False, idempotent_hint=True,

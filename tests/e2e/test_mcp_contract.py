@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mcp import types
 from mcp_support import call, error, make_workspace, mcp_session
 
 NO_EMBED = "--no-embed"
@@ -219,3 +220,28 @@ async def test_roots_of_one_folder_name_are_told_apart(tmp_path: Path) -> None:
         assert "unknown root 'pkg'" in await error(s, "build_index", root="pkg")
         built = await call(s, "build_index", root="b/pkg")
         assert [r["root"] for r in built["roots"]] == ["b/pkg"]
+
+
+async def test_client_roots_that_are_not_directories_are_reported(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    gone = tmp_path / "gone"
+
+    def offering(*paths: Path) -> Any:
+        async def roots(context: Any) -> types.ListRootsResult:
+            return types.ListRootsResult(roots=[types.Root(uri=p.as_uri()) for p in paths])
+        return roots
+
+    # One of two missing: the other is used, and get_status says what was left out.
+    async with mcp_session([], tmp_path / "index", NO_EMBED, roots_callback=offering(ws, gone),
+                           cwd=tmp_path) as s:
+        status = await call(s, "get_status")
+        assert [r["path"] for r in status["roots"]] == [str(ws)]
+        assert len(status["warnings"]) == 1 and str(gone) in status["warnings"][0]
+        assert "not directories here" in status["_text"]
+    # All missing: an error naming them, not the current directory in their place.
+    async with mcp_session([], tmp_path / "index", NO_EMBED, roots_callback=offering(gone),
+                           cwd=ws) as s:
+        for tool, args in (("get_status", {}), ("codebase_search", {"query": "user"})):
+            message = await error(s, tool, **args)
+            assert str(gone) in message and "not directories" in message, message
+            assert "offered none" not in message
