@@ -18,6 +18,7 @@ import dataclasses
 import datetime as dt
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
 #: read_file_lines answers at most this much.
 MAX_READ_LINES = 400
 MAX_READ_BYTES = 48_000
+#: How often a first question polls an index another process is building.
+_READER_POLL_S = 0.2
 
 
 class ToolFailure(ValueError):
@@ -216,10 +219,20 @@ class Service:
 
     def wait_first_index(self, timeout: float = 120.0) -> None:
         """A first question on a never-indexed root waits for its lexical index (vectors come
-        later, in the background)."""
+        later, in the background): this process's, or, while another process writes it and
+        is scanning, until that one's first files land (the answer then says it is still
+        building)."""
+        deadline = time.monotonic() + timeout
         for root in self.roots():
-            if root.writing and root.folder.index.store.stats().files == 0:
-                root.runtime.wait_idle(timeout)
+            index = root.folder.index
+            if index.store.stats().files:
+                continue
+            if root.writing:
+                root.runtime.wait_idle(max(0.0, deadline - time.monotonic()))
+                continue
+            while (index.scanning_elsewhere() is not None and not index.store.stats().files
+                   and time.monotonic() < deadline):
+                time.sleep(_READER_POLL_S)
 
     def search(self, req: SearchRequest, should_stop: Callable[[], bool]) -> SearchResult:
         from search.merge import merge_results
@@ -410,7 +423,7 @@ class Service:
                 "index_dir": str(folder.index.index_dir),
                 "files": stats.files, "symbols": stats.symbols, "chunks": stats.chunks,
                 "vectors": embedded,
-                "building": folder.building if root.writing else None,
+                "building": folder.building_anywhere,
                 "progress": list(folder.progress) if folder.progress else None,
                 "last_update": last,
                 "last_scan": folder.last_scan.as_json() if folder.last_scan else None,

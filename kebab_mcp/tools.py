@@ -498,7 +498,7 @@ def _where(root: str | None, path: str) -> str:
 
 
 def _one_line(text: str, limit: int = REF_LINE_CHARS) -> str:
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    line = next((ln.strip() for ln in text.split("\n") if ln.strip()), "")  # the index's lines
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
