@@ -28,15 +28,25 @@ def similar(searcher: Searcher, text: str, k: int, filters: Filters,
         text = text[:MAX_QUERY_CHARS]
         warnings.append(f"the code is longer than {MAX_QUERY_CHARS:,} characters; its start "
                         "was used")
-    req = SearchRequest(query=text, intent="similar", k=min(MAX_K, k + _SPARE),
-                        filters=filters)
-    result = searcher.search(req, should_stop)
-    hits = result.hits
+    asked = min(MAX_K, k + _SPARE)
+    while True:
+        req = SearchRequest(query=text, intent="similar", k=asked, filters=filters)
+        result = searcher.search(req, should_stop)
+        hits = result.hits
+        if exclude is not None:
+            hits = [h for h in hits if not excluded(h, *exclude)]
+        # A large range holds most of the chunks nearest to it: ask deeper until k are left
+        # outside it, or the answer ran out, or the deepest answer was read.
+        if exclude is None or len(hits) >= k or len(result.hits) < asked or asked == MAX_K:
+            break
+        asked = min(MAX_K, asked * 2)
     if exclude is not None:
-        hits = [h for h in hits if not excluded(h, *exclude)]
         # The code itself is no match of its own question: not in the count either.
         result.meta.total_matches = max(0, result.meta.total_matches
                                         - (len(result.hits) - len(hits)))
+        if len(hits) < k and len(result.hits) == MAX_K:
+            warnings.append(f"the {MAX_K} chunks nearest to the code held only {len(hits)} "
+                            "outside it; a smaller range finds more")
     result.hits = hits[:k]
     result.meta.warnings.extend(warnings)
     return result
