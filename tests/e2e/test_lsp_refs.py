@@ -150,6 +150,12 @@ async def test_symbol_and_context_by_handle(start_server: StartFn, tree: Path) -
     by_chunk = await call(s, "kebab/context", {"chunk_id": ctx["after"][0]["chunk_id"],
                                                "before": 0, "after": 0})
     assert by_chunk["block"]["title"] == "Store.flush" and by_chunk["before"] == []
+    # The short class is one block that holds its methods: what follows it is the next
+    # definition, not its own methods again; the class a method sits in stays before it.
+    around_class = await call(s, "kebab/context", {"symbol_id": hit["symbol_id"],
+                                                   "before": 0, "after": 2})
+    assert around_class["block"]["title"] == "Store"
+    assert [b["title"] for b in around_class["after"]] == ["open_store"]
 
 
 async def test_stale_handles_say_so(start_server: StartFn, tree: Path) -> None:
