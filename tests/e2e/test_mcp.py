@@ -593,7 +593,10 @@ async def test_two_servers_share_one_index_and_the_survivor_takes_over(tmp_path:
             a_pid = (await call(a, "debug_state"))["pid"]
             assert status_b["writer"] == {"this_process": False, "pid": a_pid}
             assert status_b["files"] == 7  # the sample without its .env (a secret)
-            assert status_b["vectors"]["enabled"] is True and status_b["building"] is None
+            # A reader knows whether the writer is scanning (`test_mcp_reader.py`); here its
+            # scan may be ending as the status is read.
+            assert status_b["vectors"]["enabled"] is True
+            assert isinstance(status_b["building"], bool)
 
             # The writer sees an edit through its watcher; the reader sees the commit.
             (ws / "src/users/extra.py").write_text("def walrus_tusk_marker():\n    pass\n")
