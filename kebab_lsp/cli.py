@@ -478,7 +478,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         # writer is the process keeping the index current (a server or `kebab mcp`), if any.
         where = {"root": str(ws.root), "index_dir": str(ws.index_dir),
                  "partial_of": ws.index.partial_of,
-                 "writer": WriterLease(ws.index_dir).holder()}
+                 "writer": WriterLease(ws.index_dir).holder(),
+                 "scanning": ws.index.scanning_elsewhere()}
     stats = store.stats()
     last = (dt.datetime.fromtimestamp(stats.last_update, dt.UTC).isoformat(timespec="seconds")
             if stats.last_update else None)

@@ -193,9 +193,13 @@ def test_kebab_search_answers_from_an_index_another_process_is_building(
         assert proc.stdout.readline().strip() == "scanning"
         assert main(["search", "user", str(sample_repo), "--index-dir", str(index_root),
                      "--json"]) == 0
+        answer = json.loads(capsys.readouterr().out)
+        assert main(["status", str(sample_repo), "--index-dir", str(index_root),
+                     "--json"]) == 0
+        status = json.loads(capsys.readouterr().out)
+        assert (status["writer"], status["scanning"]) == (proc.pid, proc.pid)
     finally:
         proc.kill()
         proc.wait(5)
-    answer = json.loads(capsys.readouterr().out)
     assert answer["hits"] == [] and answer["meta"]["index"]["building"] is True
     assert answer["meta"]["recall"]["complete"] is False
