@@ -254,6 +254,8 @@ class Searcher:
             t0 = time.perf_counter()
             vec = self._vector_arm(req, parsed.text, filters, window, meta, whole)
             timing["vector_ms"] = _ms(t0)
+            if vec is not None and not vec.ranked:
+                self._none_embedded(req, meta)
             if vec is None:  # auto, and the vector side failed: the lexical answer stands
                 plan = "lexical"
                 if lex is None:
@@ -391,6 +393,19 @@ class Searcher:
             plan = "lexical"
         return plan, intent, words, lexical.retrieve(self.store, words, req.filters, window,
                                                      fill_below(plan, req.k))
+
+    def _none_embedded(self, req: SearchRequest, meta: Meta) -> None:
+        """An empty vector arm over an index with chunks but no vector yet (embedding has not
+        started, is off for this index's last writer, or a command line indexed it without):
+        a mode the caller chose cannot be served, and fails saying so, rather than answering
+        nothing (`vector`) or the lexical arm alone under the name `hybrid`."""
+        vindex = self._vectors()
+        if req.mode == "auto" or vindex is None:
+            return
+        have, total = vindex.coverage(self._stats().chunks)
+        if have == 0 and total > 0:
+            self._degrade(req, meta, "no chunk of this index has a vector yet (embedding has "
+                                     "not run, or is just starting: `kebab index` embeds)")
 
     @staticmethod
     def _degrade(req: SearchRequest, meta: Meta, reason: str) -> None:

@@ -353,14 +353,26 @@ def test_deleted_vector_table_degrades_then_recovers(tmp_path: Path) -> None:
 
 
 def test_incomplete_embeddings_are_reported(tmp_path: Path) -> None:
+    from indexing.vector_index import WRITE_BATCH
+
     root = tmp_path / "repo"
     shutil.copytree(Path(__file__).parent.parent / "fixtures" / "sample_repo", root)
+    for i in range(WRITE_BATCH):  # more chunks than one batch of the sync embeds
+        (root / f"extra_{i}.py").write_text(f"def store_user_{i}(user):\n    return user\n")
     ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1))
     ws.indexer.index()
-    calls = iter(range(100))
-    ws.sync_vectors(should_stop=lambda: next(calls) > 0)  # stops after the first check
+    # No vector yet: a mode the caller chose cannot be served, and says so; auto answers
+    # lexically with a warning.
+    for mode in ("vector", "hybrid"):
+        with pytest.raises(SearchUnavailable, match="no chunk of this index has a vector yet"):
+            ws.searcher.search(SearchRequest("user storage", mode=mode))
+    auto = ws.searcher.search(SearchRequest("how is user storage kept", mode="auto"))
+    assert auto.hits and any("embeddings cover 0.0%" in w for w in auto.meta.warnings)
+    vindex = ws.vector_index()
+    assert vindex is not None
+    ws.sync_vectors(should_stop=lambda: vindex.coverage()[0] > 0)  # after the first batch
     result = ws.searcher.search(SearchRequest("user storage", mode="vector"))
-    assert result.meta.recall["complete"] is False
+    assert result.hits and result.meta.recall["complete"] is False
     assert any("embeddings cover" in w for w in result.meta.warnings)
     ws.close()
 
