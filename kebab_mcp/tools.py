@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import difflib
+import functools
 import hashlib
 import inspect
 import json
@@ -55,7 +56,7 @@ from search.lookups import (
     parse_symbol,
 )
 from search.request import FILTERS, MAX_QUERY_CHARS, PARAMS, _checked, check_text, parse_request
-from search.types import InvalidQuery, SearchUnavailable
+from search.types import InvalidQuery, SearchRequest, SearchResult, SearchUnavailable
 
 T = TypeVar("T")
 #: Hits per page unless `k` says otherwise: agents pay for every token they read.
@@ -375,7 +376,8 @@ def _search_signature() -> inspect.Signature:
         inspect.Parameter("group", kw, default="none", annotation=Annotated[
             Literal["none", "file"],
             Field(description="file: one entry per file (its best hit), the file's other hits "
-                              "listed as lines under `also`.")]),
+                              "listed as lines under `also`; k and the cursor then count "
+                              "files, and a file is on one page only.")]),
         inspect.Parameter("explain", kw, default=None, annotation=_field(PARAMS["explain"])),
         inspect.Parameter("cursor", kw, default=None, annotation=Annotated[
             str | None, Field(description="next_cursor of the previous page of the same "
@@ -404,6 +406,11 @@ def _offset(cursor: str | None, query_key: str) -> int:
 
 
 # -- running work off the event loop -----------------------------------------------------------
+
+
+def _search_with(service: Service, req: SearchRequest, should_stop: Callable[[], bool]
+                 ) -> SearchResult:
+    return service.search(req, should_stop)
 
 
 async def _run(fn: Callable[[Callable[[], bool]], T]) -> T:
@@ -797,31 +804,44 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
         if offset + page > MAX_K:
             raise ToolError(f"cannot page past {MAX_K} hits; narrow the search with lang, "
                             "kind or path_glob")
-        req = dataclasses.replace(req, k=offset + page)
-        req = dataclasses.replace(req, snippet_chars=SNIPPET_CHARS)
-        result = await _run(lambda stop: service.search(req, stop))
+        by_file = args.get("group") == "file"
+        want = offset + page  # hits, or with group=file, files
+        k = min(MAX_K, want * 3) if by_file else want
+        while True:
+            asked = dataclasses.replace(req, k=k, snippet_chars=SNIPPET_CHARS)
+            result = await _run(functools.partial(_search_with, service, asked))
+            # Files are paged, not hits: read on until the answer holds one file more than
+            # the pages so far, or runs out, or cannot be read deeper.
+            if (not by_file or len({(h.root, h.path) for h in result.hits}) > want
+                    or len(result.hits) < k or k == MAX_K):
+                break
+            k = min(MAX_K, k * 2)
         from kebab_lsp.convert import meta_wire  # the one meta wire, shared with kebab/search
 
         multi = len(service.roots()) > 1
-        hits: list[HitOut] = []
+        entries: list[HitOut] = []
         by_path: dict[tuple[str, str], HitOut] = {}
-        for hit in result.hits[offset:]:
+        for hit in result.hits if by_file else result.hits[offset:]:
             root = service.root_name(hit.root) if multi else None
-            if args.get("group") == "file" and (hit.root, hit.path) in by_path:
+            if by_file and (hit.root, hit.path) in by_path:
                 first = by_path[(hit.root, hit.path)]
                 first.also = [*(first.also or []), Also(handle=hit.chunk_id,
                               line=hit.span.start_line + 1, title=hit.title, kind=hit.kind)]
                 continue
             out = _hit_out(hit, root, req.explain)
             by_path[(hit.root, hit.path)] = out
-            hits.append(out)
-        # A full page has a next one unless the count is exact and says it was the last: a
-        # lower bound (vector and hybrid rankings) does not know where the hits end.
-        more = len(result.hits) >= offset + page and (
-            result.meta.count_accuracy != "exact" or result.meta.total_matches > offset + page)
+            entries.append(out)
+        if by_file:
+            hits, more = entries[offset:want], len(entries) > want
+        else:
+            # A full page has a next one unless the count is exact and says it was the last:
+            # a lower bound (vector and hybrid rankings) does not know where the hits end.
+            hits = entries
+            more = len(result.hits) >= want and (
+                result.meta.count_accuracy != "exact" or result.meta.total_matches > want)
         answer = SearchOut(hits=hits, total_matches=result.meta.total_matches,
                            count_accuracy=result.meta.count_accuracy,
-                           next_cursor=_cursor(key, offset + page) if more else None,
+                           next_cursor=_cursor(key, want) if more else None,
                            meta=meta_wire(result.meta))
         return _answer(answer, _render_search(answer, args["query"]))
 

@@ -245,3 +245,24 @@ async def test_client_roots_that_are_not_directories_are_reported(tmp_path: Path
             message = await error(s, tool, **args)
             assert str(gone) in message and "not directories" in message, message
             assert "offered none" not in message
+
+
+async def test_group_file_pages_files_each_given_once(tmp_path: Path) -> None:
+    """With group=file, k counts files and a cursor pages on over files: a file is one entry,
+    on one page, with every hit of it under `also`."""
+    ws = make_workspace(tmp_path)
+    async with mcp_session([ws], tmp_path / "index", NO_EMBED) as s:
+        whole = await call(s, "codebase_search", query="user", mode="lexical", group="file",
+                           k=50)
+        files = [h["path"] for h in whole["hits"]]
+        assert len(files) == len(set(files)) >= 4
+        paged: list[str] = []
+        args: dict[str, Any] = {"query": "user", "mode": "lexical", "group": "file", "k": 2}
+        while True:
+            got = await call(s, "codebase_search", **args)
+            assert len(got["hits"]) == 2 or not got.get("next_cursor")
+            paged += [h["path"] for h in got["hits"]]
+            if not got.get("next_cursor"):
+                break
+            args["cursor"] = got.get("next_cursor")
+        assert paged == files
