@@ -116,6 +116,25 @@ class Root:
         self.writership.close()
 
 
+def why_left_out(root: Root, sub: str, real: Path) -> str:
+    """Why a file under a root is not in its index, asked of the rules the walk follows: an
+    agent told only "ignored, excluded, a secret, binary or too large" could not tell a rule
+    from a file the writer has not reached yet."""
+    from indexing.discover import DiscoveryOptions, is_indexable_path, read_file
+
+    if real.is_dir():
+        return "a folder: read its files"
+    options = DiscoveryOptions.from_settings(root.settings)
+    if not is_indexable_path(root.path, root.path / sub, options):
+        return ("left out by the folder's rules: .gitignore, .kebabignore, the exclude "
+                "setting, a default folder such as node_modules, or a secret's name")
+    got = read_file(root.path.resolve(), root.path / sub, options)
+    if isinstance(got, str):
+        return f"skipped: {got}"
+    return ("not indexed yet: new or changed since the last scan; the writer catches up "
+            "within a second or two (get_status shows its scan)")
+
+
 @dataclass(frozen=True, slots=True)
 class Lines:
     root: str
@@ -373,7 +392,7 @@ class Service:
             candidates = [(r, rel[len(r.name) + 1:]) for r in roots
                           if rel.startswith(r.name + "/")] + candidates
         found: list[tuple[Root, str, Path]] = []
-        left_out = False
+        left_out: tuple[Root, str, Path] | None = None
         for root, sub in candidates:
             target = root.path / sub
             real = Path(os.path.realpath(target))
@@ -384,8 +403,8 @@ class Service:
                 continue
             if root.folder.index.store.file_state(sub) is not None and real.is_file():
                 found.append((root, sub, real))
-            elif real.exists():
-                left_out = True
+            elif real.exists() and left_out is None:
+                left_out = (root, sub, real)
         if len(found) > 1:
             raise ToolFailure(
                 f"{path!r} is ambiguous: it names a file in several roots ("
@@ -393,9 +412,9 @@ class Service:
                 "front, as in " + " or ".join(f"'{r.name}/{sub}'" for r, sub, _ in found))
         if found:
             return found[0]
-        if left_out:
-            raise ToolFailure(f"{path!r} is not in the index (ignored, excluded, a secret, "
-                              "binary or too large), so it cannot be read here")
+        if left_out is not None:
+            raise ToolFailure(f"{path!r} is not in the index ({why_left_out(*left_out)}), so "
+                              "it cannot be read here")
         raise ToolFailure(f"no file {path!r} in the index of "
                           f"{', '.join(repr(r.name) for r in roots)}")
 

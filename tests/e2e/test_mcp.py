@@ -445,6 +445,7 @@ def _network_sockets(pid: int) -> list[str]:
 
 async def test_read_file_lines_status_and_safety(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path)
+    (ws / "big.py").write_text("x = 1\n" * 200_000)  # over the 1 MB default: too_large
     async with mcp_session([ws], tmp_path / "index", NO_EMBED) as s:
         got = await call(s, "read_file_lines", path="src/users/store.py", start_line=12,
                          end_line=14)
@@ -474,8 +475,10 @@ async def test_read_file_lines_status_and_safety(tmp_path: Path) -> None:
             "../outside/private.py": "contains '..'",
             "src/../../outside/private.py": "contains '..'",
             "link_out.py": "symlink out",
-            "ignored.py": "not in the index",
-            ".env": "not in the index",
+            "ignored.py": "not in the index (left out by the folder's rules",
+            ".env": "not in the index (left out by the folder's rules",
+            "big.py": "not in the index (skipped: too_large)",
+            "src": "not in the index (a folder",
             "nope.py": "no file 'nope.py'",
         }
         for path, reason in refusals.items():
