@@ -355,19 +355,20 @@ CursorArg = Annotated[str | None, Field(description="next_cursor of the previous
                                                     "same request")]
 
 
-def _search_signature() -> inspect.Signature:
+def _search_signature(default_mode: str) -> inspect.Signature:
     """(query, intent, mode, k, lang, kind, path_glob, group, explain, cursor): `intent` and
-    `mode` are `kebab/search`'s, the filters are its `filters`."""
+    `mode` are `kebab/search`'s, the filters are its `filters`. `default_mode` is the
+    `defaultMode` setting this server runs with, which a request without a mode gets."""
     kw = inspect.Parameter.KEYWORD_ONLY
     params = [
         inspect.Parameter("ctx", kw, annotation=Context),
         inspect.Parameter("query", kw, annotation=Annotated[str, Field(
-            description=PARAMS["query"].doc + " An identifier (`parse_config`, `Store.get`), "
+            description="What to search for: an identifier (`parse_config`, `Store.get`), "
             "\"quoted text\", a code fragment, or a question in plain words.")]),
         inspect.Parameter("intent", kw, default=None,
                           annotation=_field(PARAMS["intent"], _INTENT_DOC)),
         inspect.Parameter("mode", kw, default=None,
-                          annotation=_field(PARAMS["mode"], _MODE_DOC, "auto")),
+                          annotation=_field(PARAMS["mode"], _MODE_DOC, default_mode)),
         inspect.Parameter("k", kw, default=None, annotation=_field(
             PARAMS["k"], " Hits per page; cursor gets the next page.", str(DEFAULT_K))),
         *[inspect.Parameter(name, kw, default=None,
@@ -845,7 +846,8 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
                            meta=meta_wire(result.meta))
         return _answer(answer, _render_search(answer, args["query"]))
 
-    codebase_search.__signature__ = _search_signature()  # type: ignore[attr-defined]
+    codebase_search.__signature__ = _search_signature(  # type: ignore[attr-defined]
+        service.settings.default_mode)
     codebase_search.__annotations__ = {"ctx": Context}
     server.add_tool(codebase_search, description=SEARCH_DOC, annotations=read_only)
 

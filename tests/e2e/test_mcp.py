@@ -45,6 +45,10 @@ async def test_tools_list_is_complete_and_start_is_thin(tmp_path: Path) -> None:
                                              "path_glob", "group", "explain", "cursor"}
         assert search["required"] == ["query"]
         assert search["properties"]["mode"]["enum"] == ["auto", "lexical", "vector", "hybrid"]
+        # The default this server runs with (the defaultMode setting), and no pointer to a
+        # README section an agent cannot read.
+        assert "Default: auto." in search["properties"]["mode"]["description"]
+        assert "Query syntax" not in search["properties"]["query"]["description"]
         assert search["properties"]["intent"]["enum"] == ["auto", "definition", "concept",
                                                           "exact_text", "usage", "similar"]
         k = search["properties"]["k"]
