@@ -75,6 +75,18 @@ def model_cache_dir(override: str | Path | None = None) -> Path:
 MARKER = "workspace.json"
 
 
+def indexed_folder(root: Path, override: str | Path | None = None) -> Path | None:
+    """The folder whose index covers `root`: `root` when it has an index of its own, else its
+    nearest ancestor that has one, else None. A search in a subfolder of an indexed workspace
+    reads the workspace's index, vectors included, instead of building a second, partial one
+    beside it."""
+    root = root.resolve()
+    for folder in (root, *root.parents):
+        if (index_dir_for(folder, override) / MARKER).is_file():
+            return folder
+    return None
+
+
 def remember_workspace(index_dir: Path, root: Path) -> None:
     """Record which workspace `index_dir` indexes. Never fails the caller: the record only
     serves `kebab cache`."""

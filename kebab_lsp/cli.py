@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from indexing.runtime import Folder
     from indexing.runtime.folder_index import FolderIndex
     from indexing.store import FileFacts, Store
+    from kebab_lsp.workspace import Workspace
     from search.types import SearchRequest, SearchResult
 
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
@@ -272,6 +273,7 @@ def _print_counts(s: IndexSummary, list_skipped: bool) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    from indexing.location import indexed_folder
     from kebab_lsp.workspace import Workspace
     from search.request import from_arguments as request_from_flags
     from search.types import InvalidQuery, SearchUnavailable
@@ -281,12 +283,16 @@ def cmd_search(args: argparse.Namespace) -> int:
     team = _team(args)
     if team is not None:
         return _search_team(args, team, root, settings)
-    ws = Workspace(root, settings)
+    covering = indexed_folder(root, settings.index_dir) or root
+    under = root.relative_to(covering).as_posix() if covering != root else None
+    ws = Workspace(covering, settings)
     if ws.store.rebuilt_reason:
         print(f"kebab: {ws.store.rebuilt_reason}", file=sys.stderr)
     try:
         req = request_from_flags(args, settings)
-        if ws.store.stats().files == 0 and _nobody_writes(ws.index_dir):
+        if under is not None:
+            req = _within(req, ws, under)
+        elif ws.store.stats().files == 0 and _nobody_writes(ws.index_dir):
             ws.close()
             index_folder(root, attrs.evolve(settings, embed=False))
             ws = Workspace(root, settings)
@@ -297,6 +303,17 @@ def cmd_search(args: argparse.Namespace) -> int:
     _warn_unapplied(args, ws.index)
     _warn_stale(args, result, ws.root, ws.store)
     return _answer(args, req, result, ws.store)
+
+
+def _within(req: SearchRequest, ws: Workspace, under: str) -> SearchRequest:
+    """`req` narrowed to the files under `under`, a subfolder of the indexed workspace `ws`
+    that has no index of its own: the workspace's index answers, paths relative to it."""
+    import dataclasses
+
+    paths = frozenset(p for p in ws.store.file_states() if p.startswith(under + "/"))
+    print(f"kebab: searching the index of {ws.root}, its {len(paths)} file(s) under "
+          f"{under}/ only", file=sys.stderr)
+    return dataclasses.replace(req, filters=dataclasses.replace(req.filters, only_paths=paths))
 
 
 def _nobody_writes(index_dir: Path) -> bool:

@@ -148,3 +148,19 @@ def test_cited_files_changed_since_indexing_are_warned(sample_repo: Path,
 
     assert kebab("index", str(sample_repo), "--no-embed").returncode == 0
     assert not stale_lines(kebab("search", *query).stderr)  # refreshed
+
+
+def test_a_subfolder_of_an_indexed_workspace_is_searched_in_its_index(
+        sample_repo: Path, index_root: Path) -> None:
+    # The workspace's index answers, narrowed to the subfolder's files (vectors and all),
+    # rather than a second, partial index built beside it.
+    indexed(sample_repo)
+    before = sorted(p.name for p in index_root.iterdir())
+    whole = json.loads(kebab("search", "user", str(sample_repo), "--json", "-k", "50").stdout)
+    out = kebab("search", "user", str(sample_repo / "src"), "--json", "-k", "50")
+    assert out.returncode == 0, out.stderr
+    assert f"searching the index of {sample_repo}, its 1 file(s) under src/ only" in out.stderr
+    paths = {h["path"] for h in json.loads(out.stdout)["hits"]}
+    assert paths == {p for p in (h["path"] for h in whole["hits"]) if p.startswith("src/")}
+    assert paths == {"src/users/store.py"}
+    assert sorted(p.name for p in index_root.iterdir()) == before  # no index for src/
