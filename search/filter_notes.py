@@ -15,6 +15,8 @@ from indexing.filters import Filters
 
 #: Languages named in a note before it says "and N more".
 _SHOWN = 12
+#: What every note says: how an answer merged from several folders tells them apart.
+SELECTS_NOTHING = "the filter selects nothing"
 
 
 def unmatched(filters: Filters, langs: Mapping[str, int],
@@ -26,14 +28,14 @@ def unmatched(filters: Filters, langs: Mapping[str, int],
         held = sorted(langs, key=lambda name: (-langs[name], name))
         shown = ", ".join(held[:_SHOWN]) + (f" and {len(held) - _SHOWN} more"
                                             if len(held) > _SHOWN else "")
-        notes.append(f"no indexed file is in {_either(filters.langs)}: the filter selects "
-                     f"nothing (the index holds {shown or 'no files'})")
+        notes.append(f"no indexed file is in {_either(filters.langs)}: {SELECTS_NOTHING} "
+                     f"(the index holds {shown or 'no files'})")
     regex = filters.path_regex
     if regex is not None:
         compiled = re.compile(regex)
         if not any(compiled.search(path) for path in paths()):
-            notes.append(f"no indexed file matches path_glob {filters.path_glob!r}: the filter "
-                         "selects nothing (globs are relative to the workspace folder, and a "
+            notes.append(f"no indexed file matches path_glob {filters.path_glob!r}: "
+                         f"{SELECTS_NOTHING} (globs are relative to the workspace folder, and a "
                          "leading '/' anchors at it)")
     return notes
 
@@ -41,3 +43,14 @@ def unmatched(filters: Filters, langs: Mapping[str, int],
 def _either(langs: tuple[str, ...]) -> str:
     quoted = [repr(lang) for lang in langs]
     return quoted[0] if len(quoted) == 1 else f"any of {', '.join(quoted)}"
+
+
+def in_every_folder(warnings_by_folder: list[list[str]]) -> list[str]:
+    """The warnings of an answer merged from several folders: a note that a filter selects
+    nothing stays only when it holds in every folder, since a filter that selects files in
+    one folder is not why the answer is what it is."""
+    return list(dict.fromkeys(
+        w for warnings in warnings_by_folder for w in warnings
+        if SELECTS_NOTHING not in w or all(
+            any(SELECTS_NOTHING in x and x.split(":")[0] == w.split(":")[0] for x in others)
+            for others in warnings_by_folder)))

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from indexing.schema import SCHEMA_VERSION
+from search import filter_notes
 from search.symbols import SymbolMatch, merge_key
 from search.types import FileMatch, Hit, Meta, SearchResult
 
@@ -85,7 +86,7 @@ def merge_meta(metas: Sequence[Meta], shown: int) -> Meta:
     }
     plans = list(dict.fromkeys(m.query_plan for m in metas if m.query_plan))
     meta.query_plan = " | ".join(plans)
-    meta.warnings = list(dict.fromkeys(w for m in metas for w in m.warnings))
+    meta.warnings = filter_notes.in_every_folder([m.warnings for m in metas])
     timing: dict[str, float] = {}
     for m in metas:
         for key, value in m.timing.items():

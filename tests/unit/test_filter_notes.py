@@ -32,3 +32,21 @@ def test_a_glob_no_path_matches_is_named(workspace: Workspace) -> None:
 def test_a_filter_that_selects_files_adds_nothing_to_a_true_zero(workspace: Workspace) -> None:
     # The query finds nothing under a filter that does select files: that zero is the query's.
     assert ask(workspace, "zzzqqqxxyy", Filters(langs=("python",), path_glob="src/**")) == []
+
+
+def test_a_merged_answer_keeps_a_note_only_when_every_folder_has_it() -> None:
+    from search.merge import merge_meta
+    from search.types import Meta
+
+    def in_every_folder(by_folder: list[list[str]]) -> list[str]:  # as an answer merges them
+        return merge_meta([Meta(mode="auto", warnings=w) for w in by_folder], 0).warnings
+
+    glob = ("no indexed file matches path_glob 'lib/**': the filter selects nothing (globs "
+            "are relative to the workspace folder, and a leading '/' anchors at it)")
+    lang_a = "no indexed file is in 'cobol': the filter selects nothing (the index holds go)"
+    lang_b = "no indexed file is in 'cobol': the filter selects nothing (the index holds rust)"
+    other = "the index is still building: results may be incomplete"
+    # One folder has lib/ files: the glob is not why the answer is what it is.
+    assert in_every_folder([[glob, other], [other]]) == [other]
+    # No folder has a cobol file: each folder's note stays, once.
+    assert in_every_folder([[lang_a], [lang_b], [lang_a]]) == [lang_a, lang_b]
