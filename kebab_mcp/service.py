@@ -240,14 +240,17 @@ class Service:
         """A first question on a never-indexed root waits for its lexical index (vectors come
         later, in the background): this process's, or, while another process writes it and
         is scanning, until that one's first files land (the answer then says it is still
-        building)."""
+        building). A rebuild also empties the index, but a question then is answered at once
+        from what it has rewritten so far, and says it is building: it had waited for the
+        whole rebuild."""
         deadline = time.monotonic() + timeout
         for root in self.roots():
             index = root.folder.index
             if index.store.stats().files:
                 continue
             if root.writing:
-                root.runtime.wait_idle(max(0.0, deadline - time.monotonic()))
+                if root.folder.last_scan is None:  # no scan of this root has ended yet
+                    root.runtime.wait_idle(max(0.0, deadline - time.monotonic()))
                 continue
             while (index.scanning_elsewhere() is not None and not index.store.stats().files
                    and time.monotonic() < deadline):

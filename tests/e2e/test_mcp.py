@@ -642,3 +642,34 @@ async def test_two_servers_share_one_index_and_the_survivor_takes_over(tmp_path:
             status_b = (await call(b, "get_status"))["roots"][0]
             assert status_b["writer"]["this_process"] is True
             assert status_b["watcher"] == "watching"
+
+
+async def test_a_question_during_a_rebuild_is_answered_at_once_and_says_building(
+        tmp_path: Path) -> None:
+    """A rebuild empties the index first; a question meanwhile is answered from what it has
+    rewritten so far, marked building, instead of waiting for the whole rebuild."""
+    ws = tmp_path / "big"
+    _big_tree(ws, 1500)
+    async with mcp_session([ws], tmp_path / "index", NO_EMBED, "--workers", "1") as s:
+        await call(s, "get_status")  # opens the index and scans it
+        for _ in range(1200):
+            if not (await call(s, "get_status"))["roots"][0]["building"]:
+                break
+            await asyncio.sleep(0.1)
+        started = asyncio.Event()
+
+        async def first(done: float, total: float | None, message: str | None) -> None:
+            started.set()
+
+        build = asyncio.create_task(s.call_tool("build_index", {"rebuild": True},
+                                                progress_callback=first))
+        await asyncio.wait_for(started.wait(), 60)
+        answer = await asyncio.wait_for(
+            call(s, "codebase_search", query="function_7_3", mode="lexical"), 30)
+        assert not build.done()  # answered while the rebuild went on
+        assert answer["meta"]["index"]["building"] is True
+        assert answer["meta"]["recall"]["complete"] is False
+        result = await asyncio.wait_for(build, 300)
+        assert not result.is_error
+        done = await call(s, "codebase_search", query="function_7_3", mode="lexical")
+        assert done["hits"][0]["path"] == "pkg7/mod7.py"
