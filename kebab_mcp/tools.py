@@ -35,7 +35,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from mcp.types import Tool as MCPTool
-from pydantic import BaseModel, Field, WithJsonSchema
+from pydantic import BaseModel, Field, ValidationError, WithJsonSchema
 
 from indexing.settings import MAX_K, Spec
 from kebab_mcp.service import (
@@ -267,7 +267,22 @@ class KebabServer(MCPServer):
         tool = next((t for t in await super().list_tools() if t.name == name), None)
         if tool is not None:
             check_arguments(name, list(tool.input_schema.get("properties", {})), arguments)
-        return await super().call_tool(name, arguments, context)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):  # said as our own checks say it
+                raise ToolError(f"Error executing tool {name}: "
+                                + plain_errors(exc.__cause__)) from exc.__cause__
+            raise
+
+
+def plain_errors(exc: ValidationError) -> str:
+    """Argument errors as `search.request` words them ("'k' must be ..., got '5'"): pydantic's
+    own text names an internal model and ends each error with a link to its documentation,
+    which only costs an agent tokens."""
+    return "; ".join(
+        f"{'.'.join(str(part) for part in err['loc'])!r}: {err['msg'][:1].lower()}"
+        f"{err['msg'][1:]}, got {err.get('input')!r}" for err in exc.errors())
 
 
 def check_arguments(tool: str, accepted: list[str], arguments: dict[str, Any]) -> None:

@@ -266,3 +266,18 @@ async def test_group_file_pages_files_each_given_once(tmp_path: Path) -> None:
                 break
             args["cursor"] = got.get("next_cursor")
         assert paged == files
+
+
+async def test_a_wrong_type_is_said_plainly(tmp_path: Path) -> None:
+    """A wrong type is named with its argument and value, as `search.request` says it: no
+    internal model name, no link to a validation library's documentation."""
+    ws = make_workspace(tmp_path)
+    async with mcp_session([ws], tmp_path / "index", NO_EMBED) as s:
+        message = await error(s, "read_file_lines", path="src/users/store.py",
+                              start_line="abc")
+        assert message == ("Error executing tool read_file_lines: 'start_line': input should "
+                           "be a valid integer, unable to parse string as an integer, got "
+                           "'abc'")
+        message = await error(s, "build_index", rebuild="maybe")
+        assert "'rebuild': input should be a valid boolean" in message
+        assert "http" not in message and "Arguments" not in message
