@@ -235,6 +235,17 @@ class SyncSummary:
     rebuilt: str | None = None
 
 
+def vectors_wanted(store: EmbeddingStore, chunks: int | None = None) -> int:
+    """How many vectors a complete sync of `store` holds: one per chunk, a summary and a
+    whole-definition vector per definition's first chunk, and one per file. Read from the
+    lexical store alone, so a process that does not open the vector table can say it."""
+    total = store.chunk_count() if chunks is None else chunks
+    total += 2 * store.leading_chunk_count()
+    if FILE_SURFACE:
+        total += store.chunked_file_count()
+    return total
+
+
 class VectorIndex:
     """The vector side of one workspace's index."""
 
@@ -251,10 +262,7 @@ class VectorIndex:
     def coverage(self, chunks: int | None = None) -> tuple[int, int]:
         """(vectors stored, vectors wanted): how complete vector recall can be right now.
         Pass a known chunk count to spare a table scan."""
-        total = (self.store.chunk_count() if chunks is None else chunks)
-        total += 2 * self.store.leading_chunk_count()  # a summary and a whole-definition vector
-        if FILE_SURFACE:
-            total += self.store.chunked_file_count()
+        total = vectors_wanted(self.store, chunks)
         try:
             have = self.vectors.count()
         except VectorStoreUnavailable:

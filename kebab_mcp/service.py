@@ -504,10 +504,15 @@ def file_lines(data: bytes) -> list[str]:
 
 
 def _embedded_from_meta(folder: Folder, chunks: int) -> dict[str, Any]:
-    """A reader does not open LanceDB for status: it says what the writer recorded."""
-    synced = folder.index.store.meta_value("vector_synced_lexical_version")
-    current = str(folder.index.store.lexical_version())
-    return {"enabled": True, "embedded": None, "total": chunks, "share": None,
+    """A reader does not open LanceDB for status: it says what the writer recorded, and how
+    many vectors a complete sync holds (the `total` a writer's status counts against)."""
+    from indexing.vector_index import vectors_wanted
+
+    store = folder.index.store
+    synced = store.meta_value("vector_synced_lexical_version")
+    current = str(store.lexical_version())
+    return {"enabled": True, "embedded": None, "total": vectors_wanted(store, chunks),
+            "share": None,
             "current": synced == current if synced else False,
             "note": "counted by the writing process; this one only reads"}
 

@@ -728,7 +728,8 @@ root is refused as ambiguous. At most {MAX_READ_LINES} lines and {MAX_READ_BYTES
 (truncated=true says more was asked). Absolute paths, '..', symlinks out of the roots and
 files the index leaves out (ignored, excluded, secrets, binary) are refused."""
 
-STATUS_DOC = """Per root: files, symbols and chunks indexed, the embedded share of chunks,
+STATUS_DOC = """Per root: files, symbols and chunks indexed, the embedded share of the vectors
+a complete sync holds (total: one per chunk, two more per definition, one per file),
 whether an index build is running, the last update, which process writes the index (one does;
 others read and take over if it exits) and the file watcher's state."""
 

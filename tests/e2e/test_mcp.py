@@ -614,6 +614,10 @@ async def test_two_servers_share_one_index_and_the_survivor_takes_over(tmp_path:
                 if (await call(a, "get_status"))["roots"][0]["vectors"]["share"] == 1.0:
                     break
                 await asyncio.sleep(0.2)
+            # Both count against the vectors a complete sync holds (the reader had counted
+            # chunks).
+            wanted = (await call(a, "get_status"))["roots"][0]["vectors"]["total"]
+            assert (await call(b, "get_status"))["roots"][0]["vectors"]["total"] == wanted
             hybrid = await call(b, "codebase_search", query="look a user up and write it as json")
             assert hybrid["meta"]["query_plan"] and hybrid["hits"]
             assert "vector" in hybrid["meta"]["query_plan"], hybrid["meta"]["query_plan"]
