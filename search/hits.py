@@ -141,9 +141,14 @@ def build_hit(
     else:
         end = row.start_col + (utf16_len(lines[0]) if lines else 0)
         span = Span(row.start_line, row.start_col, row.start_line, end)
+    cited = citation(row)
+    if focus is not None and (focus.end_line, focus.end_col) > (cited.end_line, cited.end_col):
+        # Exact text that runs on past the definition it starts in: the location holds all of
+        # it, so the selection (the text) stays inside the range it is a part of.
+        cited = Span(cited.start_line, cited.start_col, focus.end_line, focus.end_col)
     file_id, symbol_id = chunk_handles(row)
     return Hit(
-        citation=citation(row),
+        citation=cited,
         chunk_kind=row.chunk_kind,
         chunk_id=row.chunk_id,
         file_id=file_id,

@@ -381,3 +381,21 @@ def test_a_word_inside_an_unspaced_run_is_found_as_exact_text(tmp_path: Path) ->
     assert any("written without spaces" in w for w in inside.meta.warnings)
     # A run that is a whole term is found by its words, and no more is looked for.
     assert [h.path for h in whole.hits] == ["v.py"] and whole.meta.query_plan == "and"
+
+
+def test_exact_text_past_its_definition_is_inside_the_cited_range(tmp_path: Path) -> None:
+    # The text starts in `a` and ends in `b`: the location covers all of it, and the
+    # selection (the text) lies inside the location, as LSP clients expect.
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "m.py").write_text("def a():\n    return 1\n\n\ndef b():\n    return 2\n")
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
+    try:
+        ws.indexer.index()
+        result = run(ws, '"return 1\n\n\ndef b"')
+    finally:
+        ws.close()
+    wire = result_wire(result, explain=False)["hits"]
+    assert [(h["location"]["range"], h["selection"]) for h in wire] == [(
+        {"start": {"line": 0, "character": 0}, "end": {"line": 4, "character": 5}},
+        {"start": {"line": 1, "character": 4}, "end": {"line": 4, "character": 5}})]
