@@ -507,7 +507,7 @@ class Searcher:
         meta.total_matches = max(len(hits), lex.total if lex else 0)
         meta.count_accuracy = "lower_bound"
         meta.recall = {"complete": False, "ranking_scope": "candidate_window",
-                       "truncated": True}
+                       "truncated": bool(hits)}  # nothing shown: nothing was cut off either
         meta.query_plan = f"{meta.query_plan}+vector" if meta.query_plan else "vector"
         meta.score = {"kind": "rrf_normalized" if plan == "hybrid" else "cosine_similarity",
                       "direction": "higher_is_better"}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from indexing.filters import Filters
 from indexing.settings import Settings
 from kebab_lsp.workspace import Workspace
 from search.hybrid import above_its_code, fuse_units, lexical_weight, rrf
@@ -704,3 +705,12 @@ def test_a_name_typed_as_words_with_no_chunk_of_its_own_lifts_the_chunk_that_hol
     assert (top.path, top.symbol) == ("src/thunk.ts", "createThunk")
     assert "holds_query_words" in [p.name for p in top.retrieval.priors]
     assert len(result.hits) == 3
+
+
+def test_an_empty_vector_answer_under_a_filter_says_why_and_cuts_nothing(
+        corpus: Workspace) -> None:
+    for mode in ("vector", "hybrid"):
+        result = corpus.searcher.search(SearchRequest(
+            "how are users stored", mode=mode, filters=Filters(path_glob="nowhere/**")))
+        assert result.hits == [] and result.meta.recall["truncated"] is False, mode
+        assert any("matches path_glob 'nowhere/**'" in w for w in result.meta.warnings), mode
