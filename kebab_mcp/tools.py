@@ -56,7 +56,8 @@ from search.lookups import (
     parse_symbol,
 )
 from search.request import FILTERS, MAX_QUERY_CHARS, PARAMS, _checked, check_text, parse_request
-from search.types import InvalidQuery, SearchRequest, SearchResult, SearchUnavailable
+from search.types import InvalidQuery, SearchUnavailable
+from search.window import deeper
 
 T = TypeVar("T")
 #: Hits per page unless `k` says otherwise: agents pay for every token they read.
@@ -422,11 +423,6 @@ def _offset(cursor: str | None, query_key: str) -> int:
 
 
 # -- running work off the event loop -----------------------------------------------------------
-
-
-def _search_with(service: Service, req: SearchRequest, should_stop: Callable[[], bool]
-                 ) -> SearchResult:
-    return service.search(req, should_stop)
 
 
 async def _run(fn: Callable[[Callable[[], bool]], T]) -> T:
@@ -823,16 +819,14 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
                             "kind or path_glob")
         by_file = args.get("group") == "file"
         want = offset + page  # hits, or with group=file, files
-        k = min(MAX_K, want * 3) if by_file else want
-        while True:
+        for k in deeper(want * 3 if by_file else want):
             asked = dataclasses.replace(req, k=k, snippet_chars=SNIPPET_CHARS)
-            result = await _run(functools.partial(_search_with, service, asked))
+            result = await _run(functools.partial(service.search, asked))
             # Files are paged, not hits: read on until the answer holds one file more than
-            # the pages so far, or runs out, or cannot be read deeper.
+            # the pages so far, or runs out.
             if (not by_file or len({(h.root, h.path) for h in result.hits}) > want
-                    or len(result.hits) < k or k == MAX_K):
+                    or len(result.hits) < k):
                 break
-            k = min(MAX_K, k * 2)
         from kebab_lsp.convert import meta_wire  # the one meta wire, shared with kebab/search
 
         multi = len(service.roots()) > 1

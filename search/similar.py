@@ -9,6 +9,7 @@ from indexing.records import Span
 from search.engine import Searcher, ShouldStop
 from search.request import MAX_QUERY_CHARS
 from search.types import MAX_K, Hit, SearchRequest, SearchResult
+from search.window import deeper
 
 #: Extra hits asked for, so the ones excluded (the code itself) still leave k.
 _SPARE = 10
@@ -28,18 +29,16 @@ def similar(searcher: Searcher, text: str, k: int, filters: Filters,
         text = text[:MAX_QUERY_CHARS]
         warnings.append(f"the code is longer than {MAX_QUERY_CHARS:,} characters; its start "
                         "was used")
-    asked = min(MAX_K, k + _SPARE)
-    while True:
+    for asked in deeper(k + _SPARE):
         req = SearchRequest(query=text, intent="similar", k=asked, filters=filters)
         result = searcher.search(req, should_stop)
         hits = result.hits
         if exclude is not None:
             hits = [h for h in hits if not excluded(h, *exclude)]
         # A large range holds most of the chunks nearest to it: ask deeper until k are left
-        # outside it, or the answer ran out, or the deepest answer was read.
-        if exclude is None or len(hits) >= k or len(result.hits) < asked or asked == MAX_K:
+        # outside it, or the answer ran out.
+        if exclude is None or len(hits) >= k or len(result.hits) < asked:
             break
-        asked = min(MAX_K, asked * 2)
     if exclude is not None:
         # The code itself is no match of its own question: not in the count either.
         result.meta.total_matches = max(0, result.meta.total_matches

@@ -11,6 +11,10 @@ would have lifted. `kebab eval` asks with k = 50, so its figures are what any k 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from indexing.settings import MAX_K
+
 #: Candidates every channel reads at least. Fusion 100 deep per arm ranks as 250 deep did
 #: (`kebab eval`, 2026-11-24 (b) and 2026-11-29 (b)); on Django, 250 took lexical p50 from
 #: 9.5 to 14.3 ms and 100 to 11.1 ms (`docs/bench/quality-2026-11-29b.md`).
@@ -28,3 +32,15 @@ def fill_below(plan: str, k: int) -> int | None:
     all, so a lexical answer needs it only while they are fewer than k; fusion reads it as
     deep as the window (`None`)."""
     return k if plan == "lexical" else None
+
+
+def deeper(first: int) -> Iterator[int]:
+    """The k of an answer its caller reads deeper until enough is left after what it drops
+    (the code's own range in similar code, the files already paged in a grouped page): `first`,
+    then twice as many each time, up to the most any request may ask (MAX_K)."""
+    k = min(MAX_K, first)
+    while True:
+        yield k
+        if k == MAX_K:
+            return
+        k = min(MAX_K, k * 2)
