@@ -44,7 +44,7 @@ def build(paths: Sequence[Path], settings: Settings) -> tuple[object, object]:
 
     service = Service(paths, settings, StderrListener())
     server = KebabServer(name="kebab", instructions=INSTRUCTIONS, version=__version__,
-                       log_level="WARNING")
+                         log_level="WARNING")
     register(server, service, debug=os.environ.get("KEBAB_MCP_DEBUG") == "1")
     return server, service
 

@@ -97,8 +97,8 @@ def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent, ParsedQ
     if req.mode != "auto":
         return req.mode, Intent(req.mode, "mode set by request"), parsed
     intent = route(parsed)
-    if intent.rule == FIND_PHRASE:
-        _symbol, parsed = asked_name(parsed)
+    if intent.rule == FIND_PHRASE and intent.symbol:  # the question is only about the name
+        parsed = parse(intent.symbol)
     return _INTENT_PLAN.get(intent.name, "lexical"), intent, parsed
 
 
@@ -304,7 +304,7 @@ class Searcher:
         self._meta(meta, plan, lex, vec, hits, window)
         if not hits and (filters.langs or filters.path_glob):
             meta.warnings.extend(filter_notes.unmatched(
-                filters, self._stats().langs, lambda: self.store.file_states()))
+                filters, self._stats().langs, self.store.file_states))
         meta.score["kind"] += "+priors"  # priors multiply scores: no longer bounded by 1
         backend = self.store.capabilities
         if backend != SQLITE:  # the SQLite answer's shape predates a second backend

@@ -49,8 +49,11 @@ def in_every_folder(warnings_by_folder: list[list[str]]) -> list[str]:
     """The warnings of an answer merged from several folders: a note that a filter selects
     nothing stays only when it holds in every folder, since a filter that selects files in
     one folder is not why the answer is what it is."""
+    def subject(warning: str) -> str | None:  # the filter a note is about, or None
+        head, note, _rest = warning.partition(f": {SELECTS_NOTHING}")
+        return head if note else None
+
+    in_each = [{subject(w) for w in warnings} for warnings in warnings_by_folder]
     return list(dict.fromkeys(
         w for warnings in warnings_by_folder for w in warnings
-        if SELECTS_NOTHING not in w or all(
-            any(SELECTS_NOTHING in x and x.split(":")[0] == w.split(":")[0] for x in others)
-            for others in warnings_by_folder)))
+        if subject(w) is None or all(subject(w) in subjects for subjects in in_each)))
