@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
 import sys
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -71,3 +73,15 @@ async def error(session: ClientSession, tool: str, **args: Any) -> str:
     result = await session.call_tool(tool, args)
     assert result.is_error, f"{tool} should have failed: {result.structured_content}"
     return str(result.content[0].text)  # type: ignore[union-attr]
+
+
+async def wait_embedded(session: ClientSession) -> None:
+    """After the first index, until every vector of the root is written."""
+    await call(session, "codebase_search", query="user")  # waits for the first index
+    deadline = time.monotonic() + 120
+    while True:
+        vectors = (await call(session, "get_status"))["roots"][0]["vectors"]
+        if vectors["total"] and vectors["share"] == 1.0:
+            return
+        assert time.monotonic() < deadline, "the sample was never fully embedded"
+        await asyncio.sleep(0.2)

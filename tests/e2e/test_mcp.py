@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import types
-from mcp_support import SAMPLE, call, error, make_workspace, mcp_session
+from mcp_support import SAMPLE, call, error, make_workspace, mcp_session, wait_embedded
 
 NO_EMBED = "--no-embed"
 #: The lookups by handle, name or place, and their arguments.
@@ -407,14 +407,7 @@ async def test_handles_go_stale_when_their_file_changes(tmp_path: Path) -> None:
 async def test_similar_code_by_vector_leaves_out_the_range(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path)
     async with mcp_session([ws], tmp_path / "index") as s:
-        await call(s, "codebase_search", query="user")  # waits for the first index
-        deadline = time.monotonic() + 120
-        while True:
-            vectors = (await call(s, "get_status"))["roots"][0]["vectors"]
-            if vectors["total"] and vectors["share"] == 1.0:
-                break
-            assert time.monotonic() < deadline, "the sample was never fully embedded"
-            await asyncio.sleep(0.2)
+        await wait_embedded(s)
         like = await call(s, "find_similar_code", path="web/api.ts", start_line=2, end_line=5,
                           k=4)
         assert "vector" in like["meta"]["query_plan"], like["meta"]
@@ -556,14 +549,7 @@ async def test_build_index_reports_progress_and_honours_cancellation(tmp_path: P
         assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
         # Cancelled mid-build: the scan stops, and the server answers at once.
-        started = asyncio.Event()
-
-        async def first(done: float, total: float | None, message: str | None) -> None:
-            started.set()
-
-        task = asyncio.create_task(s.call_tool("build_index", {"rebuild": True},
-                                               progress_callback=first))
-        await asyncio.wait_for(started.wait(), 60)
+        task = await _rebuild_under_way(s)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -579,6 +565,19 @@ async def test_build_index_reports_progress_and_honours_cancellation(tmp_path: P
         assert scan["new"] > 0 and scan["unchanged"] > 0, scan  # the rebuild was cut short
         assert (await call(s, "codebase_search", query="function_7_3"))["hits"][0][
             "path"] == "pkg7/mod7.py"
+
+
+async def _rebuild_under_way(session: Any) -> asyncio.Task[Any]:
+    """`build_index(rebuild=true)` running, once its first progress notification came."""
+    started = asyncio.Event()
+
+    async def first(done: float, total: float | None, message: str | None) -> None:
+        started.set()
+
+    task = asyncio.create_task(session.call_tool("build_index", {"rebuild": True},
+                                                 progress_callback=first))
+    await asyncio.wait_for(started.wait(), 60)
+    return task
 
 
 async def _search_until(session: Any, query: str, timeout: float) -> dict[str, Any]:
@@ -660,14 +659,7 @@ async def test_a_question_during_a_rebuild_is_answered_at_once_and_says_building
             if not (await call(s, "get_status"))["roots"][0]["building"]:
                 break
             await asyncio.sleep(0.1)
-        started = asyncio.Event()
-
-        async def first(done: float, total: float | None, message: str | None) -> None:
-            started.set()
-
-        build = asyncio.create_task(s.call_tool("build_index", {"rebuild": True},
-                                                progress_callback=first))
-        await asyncio.wait_for(started.wait(), 60)
+        build = await _rebuild_under_way(s)
         answer = await asyncio.wait_for(
             call(s, "codebase_search", query="function_7_3", mode="lexical"), 30)
         assert not build.done()  # answered while the rebuild went on

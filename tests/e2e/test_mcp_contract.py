@@ -5,13 +5,11 @@ starts at its line, and a path names one file of one root."""
 
 from __future__ import annotations
 
-import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
 from mcp import types
-from mcp_support import call, error, make_workspace, mcp_session
+from mcp_support import call, error, make_workspace, mcp_session, wait_embedded
 
 NO_EMBED = "--no-embed"
 
@@ -110,23 +108,12 @@ async def test_the_byte_cap_cuts_a_single_long_line_and_says_so(tmp_path: Path) 
             assert "(truncated" in around["_text"]
 
 
-async def _embedded(session: Any) -> None:
-    await call(session, "codebase_search", query="user")  # waits for the first index
-    deadline = time.monotonic() + 120
-    while True:
-        vectors = (await call(session, "get_status"))["roots"][0]["vectors"]
-        if vectors["total"] and vectors["share"] == 1.0:
-            return
-        assert time.monotonic() < deadline, "the sample was never fully embedded"
-        await asyncio.sleep(0.2)
-
-
 async def test_a_full_page_of_a_lower_bound_count_offers_a_cursor(tmp_path: Path) -> None:
     """Vector and hybrid counts are lower bounds (the number of hits fetched, at least): a
     full page must offer the next one, which then holds the next hits."""
     ws = make_workspace(tmp_path)
     async with mcp_session([ws], tmp_path / "index") as s:
-        await _embedded(s)
+        await wait_embedded(s)
         for mode in ("vector", "hybrid"):
             whole = await call(s, "codebase_search", query="look up a user", mode=mode, k=6)
             assert len(whole["hits"]) == 6
