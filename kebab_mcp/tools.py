@@ -267,7 +267,9 @@ class KebabServer(MCPServer):
                         context: Any = None) -> Any:
         tool = next((t for t in await super().list_tools() if t.name == name), None)
         if tool is not None:
-            check_arguments(name, list(tool.input_schema.get("properties", {})), arguments)
+            properties = tool.input_schema.get("properties", {})
+            check_arguments(name, list(properties), arguments)
+            check_scalars(name, properties, arguments)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -305,6 +307,28 @@ def check_arguments(tool: str, accepted: list[str], arguments: dict[str, Any]) -
     takes = ", ".join(accepted) if accepted else "no arguments"
     raise ToolError(f"Error executing tool {tool}: unknown argument{plural} {which}; {tool} "
                     f"accepts: {takes}" + (f" ({'; '.join(hints)})" if hints else ""))
+
+
+_SCALARS = {"boolean": "true or false", "integer": "an integer"}
+
+
+def check_scalars(tool: str, properties: dict[str, Any], arguments: dict[str, Any]) -> None:
+    """Refuse a boolean or integer argument given as another JSON type. Pydantic's lax mode
+    would read "yes" as true, "1" or 1.0 as 1 and true as 1, while `codebase_search` (checked
+    by `search.request`) refuses them: one server, one rule."""
+    for name, value in arguments.items():
+        schema = properties.get(name, {})
+        types = {s.get("type") for s in schema.get("anyOf", [schema])} - {"null"}
+        if value is None or len(types) != 1 or (kind := types.pop()) not in _SCALARS:
+            continue
+        if isinstance(value, bool) == (kind == "boolean") and isinstance(value, int):
+            continue
+        bounds = next((s for s in schema.get("anyOf", [schema]) if s.get("type") == kind), {})
+        low, high = bounds.get("minimum"), bounds.get("maximum")
+        span = (f" in {low}..{high}" if low is not None and high is not None
+                else f" ≥ {low}" if low is not None else "")
+        raise ToolError(f"Error executing tool {tool}: {name!r} must be "
+                        f"{_SCALARS[kind]}{span}, got {value!r}")
 
 
 # -- arguments from the declared parameter table ---------------------------------------------

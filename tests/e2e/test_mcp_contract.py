@@ -268,3 +268,26 @@ async def test_a_wrong_type_is_said_plainly(tmp_path: Path) -> None:
         message = await error(s, "build_index", rebuild="maybe")
         assert "'rebuild': input should be a valid boolean" in message
         assert "http" not in message and "Arguments" not in message
+
+
+async def test_booleans_and_integers_are_not_coerced(tmp_path: Path) -> None:
+    """Every tool reads a boolean or an integer as `codebase_search` does: "yes", "1", 1.0 and
+    true are refused, not taken for true and 1."""
+    ws = make_workspace(tmp_path)
+    async with mcp_session([ws], tmp_path / "index", NO_EMBED) as s:
+        refused = {
+            ("build_index", "'rebuild' must be true or false, got 'yes'"): {"rebuild": "yes"},
+            ("read_file_lines", "'start_line' must be an integer ≥ 1, got '2'"): {
+                "path": "src/users/store.py", "start_line": "2"},
+            ("read_file_lines", "'end_line' must be an integer ≥ 1, got 2.0"): {
+                "path": "src/users/store.py", "end_line": 2.0},
+            ("read_file_lines", "'start_line' must be an integer ≥ 1, got True"): {
+                "path": "src/users/store.py", "start_line": True},
+            ("codebase_search", "'k' must be an integer in 1..500, got '5'"): {
+                "query": "user", "k": "5"},
+        }
+        for (tool, said), args in refused.items():
+            assert said in await error(s, tool, **args), (tool, args)
+        got = await call(s, "read_file_lines", path="src/users/store.py", start_line=2,
+                         end_line=None)
+        assert got["start_line"] == 2
