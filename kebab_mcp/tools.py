@@ -323,7 +323,8 @@ def check_scalars(tool: str, properties: dict[str, Any], arguments: dict[str, An
             continue
         if isinstance(value, bool) == (kind == "boolean") and isinstance(value, int):
             continue
-        bounds = next((s for s in schema.get("anyOf", [schema]) if s.get("type") == kind), {})
+        bounds: dict[str, Any] = next(
+            (s for s in schema.get("anyOf", [schema]) if s.get("type") == kind), {})
         low, high = bounds.get("minimum"), bounds.get("maximum")
         span = (f" in {low}..{high}" if low is not None and high is not None
                 else f" ≥ {low}" if low is not None else "")
