@@ -256,9 +256,11 @@ def range_text(folder: Indexed, rel: str, span: Span) -> str:
             text = (folder.root / rel).read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise InvalidQuery(f"cannot read {rel}: {exc}") from exc
-    lines = text.split("\n")[span.start_line : span.end_line + 1]
-    if not lines:
-        return ""
+    all_lines = text.split("\n")
+    if span.start_line >= len(all_lines):
+        raise InvalidQuery(f"the range starts on line {span.start_line + 1} (1-based) but {rel} "
+                           f"has {len(all_lines)} lines")
+    lines = all_lines[span.start_line : span.end_line + 1]
     if len(lines) == 1:
         return _utf16_slice(lines[0], span.start_col, span.end_col)
     return "\n".join([_utf16_slice(lines[0], span.start_col, None), *lines[1:-1],

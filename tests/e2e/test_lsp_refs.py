@@ -225,6 +225,18 @@ async def test_similar_without_vectors_falls_back_and_leaves_out_the_code(
     assert text["hits"][0]["title"] == "Store.write"  # with text, nothing is left out
 
 
+async def test_similar_to_a_range_past_the_end_of_its_file_says_so(
+        start_server: StartFn, tree: Path) -> None:
+    s = await ready(start_server, tree)
+    lines = FILES["lib/store.py"].count("\n") + 1
+    with pytest.raises(JsonRpcInvalidParams,
+                       match=f"starts on line {lines + 5} .* lib/store.py has {lines} lines"):
+        await s.request("kebab/similar", {
+            "textDocument": {"uri": (tree / "lib/store.py").as_uri()},
+            "range": {"start": {"line": lines + 4, "character": 0},
+                      "end": {"line": lines + 9, "character": 0}}})
+
+
 async def test_text_document_references_only_when_enabled(start_server: StartFn,
                                                           tree: Path) -> None:
     params = types.ReferenceParams(
