@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from indexing.settings import Spec, specs
 
@@ -35,6 +35,28 @@ class TeamStore:
     url: str
     repo: str
     vectors: Path | None = None
+
+
+def safe_url(url: str) -> str:
+    """`url` without its password (in its user part or its query), for messages."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if parts.password is not None:
+        netloc = f"{parts.username or ''}:***@{netloc.rsplit('@', 1)[1]}"
+    query = "&".join(f"{k}=***" if k == "password" else f"{k}={v}"
+                     for k, v in parse_qsl(parts.query, keep_blank_values=True))
+    # Not urlunsplit: it drops the empty host of a socket URL (`postgresql:///db?host=...`);
+    # and the scheme as typed, since urlsplit lower-cases it ("Postgresql" is a typo to show).
+    return (f"{url.split(':', 1)[0]}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+            + (f"#{parts.fragment}" if parts.fragment else ""))
+
+
+def _shown(store: str) -> str:
+    """A mistyped `--store` as a message may show it: a password stays hidden even when the
+    scheme is wrong ("postgress://...") or missing ("ci:secret@db/code")."""
+    if "://" in store:
+        return safe_url(store)
+    return f"***@{store.rsplit('@', 1)[1]}" if "@" in store else store
 
 
 def check_repo(name: str) -> str:
@@ -73,7 +95,7 @@ def choose(store: str | None, repo: str | None, vectors: str | None = None
         return None
     if not store.startswith(_URL_SCHEMES):
         raise InvalidStoreChoice(f"--store must be {SQLITE} or a postgresql:// URL, "
-                                 f"got {store!r}")
+                                 f"got {_shown(store)!r}")
     if repo is None:
         raise InvalidStoreChoice("a team index holds many repositories: say which with "
                                  "--repo NAME")

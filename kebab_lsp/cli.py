@@ -202,8 +202,8 @@ def cmd_index(args: argparse.Namespace) -> int:
 def _index_team(args: argparse.Namespace, team: TeamStore, settings: Settings) -> int:
     """`kebab index --store URL --repo NAME`: the files, then (with `--team-vectors DIR`,
     unless `--no-embed`) the repository's vectors under DIR."""
-    from indexing.postgres.store import safe_url
     from indexing.postgres.team_index import update_repository
+    from indexing.store_choice import safe_url
     from kebab_lsp.team import NO_TEAM_VECTORS
 
     if args.embed and team.vectors is None:  # asked for in so many words: not quietly skipped
@@ -475,7 +475,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     team = _team(args)
     store: Any
     if team is not None:
-        from indexing.postgres.store import PgStore, safe_url
+        from indexing.postgres.store import PgStore
+        from indexing.store_choice import safe_url
 
         store = PgStore.open(team.url, team.repo)
         where = {"store": safe_url(team.url), "repo": team.repo, "backend": "postgresql",

@@ -18,11 +18,11 @@ from typing import Any, TypeVar
 
 from indexing.embed import Embedder
 from indexing.indexer import Baseline
-from indexing.postgres.store import PgStore, TeamStoreError, safe_url
+from indexing.postgres.store import PgStore, TeamStoreError
 from indexing.postgres.team_vectors import TeamVectors
 from indexing.settings import Settings
 from indexing.store.catalog import FileState
-from indexing.store_choice import TeamStore
+from indexing.store_choice import TeamStore, safe_url
 from indexing.vector_index import VectorIndex
 from search import overlay
 from search.engine import Searcher, VectorSource

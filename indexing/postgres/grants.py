@@ -13,7 +13,8 @@ import psycopg
 from psycopg import sql
 
 from indexing.postgres.schema import REPO_TABLES
-from indexing.postgres.store import PgStore, TeamStoreError, safe_url
+from indexing.postgres.store import PgStore, TeamStoreError
+from indexing.store_choice import safe_url
 
 #: What a reader needs besides its grants: the schema, and reading every table.
 _READ_TABLES = ("schema_version", "grants", *REPO_TABLES)

@@ -27,7 +27,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
 
 import psycopg
 from psycopg import sql
@@ -45,7 +44,7 @@ from indexing.store.interface import EXTRACTED_BY_KEY, Capabilities
 from indexing.store.refs import FileRow, RefKey, RefRow
 from indexing.store.rows import SYMBOL_COLUMNS, ChunkRow, SymbolRow, chunk_from, symbol_from
 from indexing.store.writes import FileWrite
-from indexing.store_choice import check_repo
+from indexing.store_choice import check_repo, safe_url
 from indexing.text import findable_by_words
 
 #: What a team index answers: lexical and exact text, usages; no raw FTS5. Vectors are not
@@ -81,19 +80,6 @@ class TeamStoreError(StoreError):
 
 class TeamStoreBusy(TeamStoreError):
     """Another `kebab index` is writing this repository."""
-
-
-def safe_url(url: str) -> str:
-    """`url` without its password (in its user part or its query), for messages."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if parts.password is not None:
-        netloc = f"{parts.username or ''}:***@{netloc.rsplit('@', 1)[1]}"
-    query = "&".join(f"{k}=***" if k == "password" else f"{k}={v}"
-                     for k, v in parse_qsl(parts.query, keep_blank_values=True))
-    # Not urlunsplit: it drops the empty host of a socket URL (`postgresql:///db?host=...`).
-    return (f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
-            + (f"#{parts.fragment}" if parts.fragment else ""))
 
 
 def connect(url: str) -> psycopg.Connection[Any]:

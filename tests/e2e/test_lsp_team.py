@@ -23,11 +23,11 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from bench.postgres_server import OWNER, PgCluster
-from indexing.postgres.store import safe_url
 from indexing.postgres.team_index import index_repository, update_repository
 from indexing.runtime.folder_index import shared_embedder
 from indexing.settings import Settings
 from indexing.store import Store
+from indexing.store_choice import safe_url
 
 pytestmark = pytest.mark.postgres
 REPO = "acme/app"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from indexing.postgres.store import safe_url
+from indexing.store_choice import safe_url
 from kebab_lsp.cli import main
 
 
@@ -17,6 +17,12 @@ def test_store_and_repo_go_together() -> None:
         main(["search", "x", "--store", "postgresql:///db"])
     with pytest.raises(SystemExit, match="sqlite or a postgresql:// URL"):
         main(["search", "x", "--store", "mysql://db", "--repo", "app"])
+    for typo, shown in (("postgress://ci:s3cret@db/code", "'postgress://ci:***@db/code'"),
+                        ("Postgresql://ci:s3cret@db/code", "'Postgresql://ci:***@db/code'"),
+                        ("ci:s3cret@db/code", "'***@db/code'"), ("sqlit", "'sqlit'")):
+        with pytest.raises(SystemExit) as stop:
+            main(["search", "x", "--store", typo, "--repo", "app"])
+        assert str(stop.value).endswith(f"URL, got {shown}"), stop.value
     with pytest.raises(SystemExit, match="invalid repository name"):
         main(["search", "x", "--store", "postgresql:///db", "--repo", "../etc"])
 
