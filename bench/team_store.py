@@ -129,7 +129,7 @@ def empty_repository(url: str, repo: str) -> None:
 
     store = PgStore.open(url, repo, create=True)
     try:
-        store.reset()
+        store.empty()
     finally:
         store.close()
 

@@ -312,9 +312,7 @@ class Indexer:
             summary.skip(path, reason)
         summary.scanned = len(found.candidates)
         if rebuild:
-            # From an empty database rather than by deleting rows: that works whatever state
-            # the old one is in (a rebuild is how a damaged index is repaired).
-            self.store.reset()
+            self.store.begin_rebuild()
         states = self.store.file_states()
         seen = {c.path for c in found.candidates}
         gone = {p: s for p, s in states.items() if p not in seen}
@@ -323,7 +321,8 @@ class Indexer:
         # Another `languages` setting may read any file in another language, and another
         # version's extraction cut other chunks: extract them all.
         extracted_by = self.store.extracted_by()
-        reextract = (recorded or "[]") != languages or extracted_by != SCHEMA_VERSION
+        reextract = (rebuild or (recorded or "[]") != languages
+                     or extracted_by != SCHEMA_VERSION)
         work = self._plan(found.candidates, states, gone, summary, reread, reextract,
                           baseline)
         for done, total in self._write_steps(work, summary):

@@ -11,8 +11,7 @@ what the store cannot do (raw FTS5) is asked for explicitly, the request fails w
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -47,6 +46,21 @@ class _NoVectors:
         return None
 
 
+class TeamStatus:
+    """A team repository's building state, for the searcher's answers: building while a
+    `kebab index` writes it (CI's run, a rebuild), since readers then see some files in their
+    new state and some in their old. A team index is never partial."""
+
+    incomplete: str | None = None
+
+    def __init__(self, store: PgStore) -> None:
+        self._store = store
+
+    @property
+    def building_anywhere(self) -> bool:
+        return self._store.being_written()
+
+
 def team_vectors(store: PgStore, vectors: Path | None, settings: Callable[[], Settings]
                  ) -> TeamVectors | _NoVectors:
     """Where a searcher of `store` gets its vectors: the dataset under `vectors`, read with
@@ -79,7 +93,7 @@ class TeamWorkspace:
         self.root = root or Path("/") / repo
         self.vectors = team_vectors(self.store, vectors, lambda: self.settings)
         self.searcher = Searcher(self.root, self.store, vectors=self.vectors,
-                                 settings=lambda: self.settings)
+                                 status=TeamStatus(self.store), settings=lambda: self.settings)
 
     def close(self) -> None:
         if isinstance(self.vectors, TeamVectors):
@@ -122,7 +136,8 @@ class TeamOverlay:
         self._local_store = local_store
         self.store = PgStore.open(choice.url, choice.repo)
         self.vectors = team_vectors(self.store, choice.vectors, settings)
-        self.team = Searcher(root, self.store, vectors=self.vectors, settings=settings)
+        self.team = Searcher(root, self.store, vectors=self.vectors,
+                             status=TeamStatus(self.store), settings=settings)
         # With the team's vectors, the files changed here are searched by the folder's own
         # (`local_vectors`, narrowed to them); without, lexically, as the team side is.
         local = local_vectors if choice.vectors is not None and local_vectors else _NoVectors()
@@ -152,12 +167,6 @@ class TeamOverlay:
             self._moved, self._changes = frozenset(), None
         return known
 
-    def refresh(self) -> None:
-        """Read the team's version now (and hand on its baseline): at start-up, so the
-        checkout's first scan already leaves the team's files to it."""
-        with self._answering():
-            pass
-
     def _current_changes(self) -> tuple[tuple[int, int], overlay.Changes]:
         """(both indexes' versions, the changes between them at those versions)."""
         team_version, team_states = self._team_now()
@@ -168,45 +177,58 @@ class TeamOverlay:
                 lambda path: (self.root / path).is_file(), self._moved))
         return self._changes
 
-    @contextmanager
-    def _answering(self) -> Iterator[tuple[tuple[int, int], overlay.Changes]]:
-        """The connection's turn, and the current changes; a team index that fails is a
-        search that is unavailable, saying why."""
+    def _answer(self, work: Callable[[tuple[int, int], overlay.Changes], T]) -> T:
+        """`work` on the current changes, in the connection's turn. A team index that fails
+        is a search that is unavailable, saying why; when its connection broke (the
+        database restarted), `work` is tried once more on a new one, so the first request
+        after a restart is answered, not failed."""
         with self._lock:
-            try:
-                yield self._current_changes()
-            except TeamStoreError as exc:
-                raise SearchUnavailable(str(exc)) from exc
+            for attempt in (1, 2):
+                try:
+                    return work(*self._current_changes())
+                except TeamStoreError as exc:
+                    try:
+                        again = attempt == 1 and self.store.reconnect()
+                    except TeamStoreError as down:  # still down: say that
+                        raise SearchUnavailable(str(down)) from exc
+                    if not again:
+                        raise SearchUnavailable(str(exc)) from exc
+        raise AssertionError("unreachable")
+
+    def refresh(self) -> None:
+        """Read the team's version now (and hand on its baseline): at start-up, so the
+        checkout's first scan already leaves the team's files to it."""
+        self._answer(lambda key, changes: None)
 
     def symbols(self, query: str, limit: int) -> MatchResult:
-        with self._answering() as (key, changes):
+        def work(key: tuple[int, int], changes: overlay.Changes) -> MatchResult:
             if self._changed_symbols is None or self._changed_symbols[0] != key:
                 self._changed_symbols = (key, SymbolMatcher(
                     self._local_store.symbols_in(changes.here)))
             return overlay.symbols(self.team_symbols.current(), self._changed_symbols[1],
                                    changes, query, limit)
+        return self._answer(work)
 
     def search(self, req: SearchRequest, should_stop: Callable[[], bool]) -> SearchResult:
-        with self._answering() as (_, changes):
-            return overlay.search(self.team, self.local, changes, req, self._settings().rrf_k,
-                                  should_stop, self.choice.repo)
+        return self._answer(lambda _, changes: overlay.search(
+            self.team, self.local, changes, req, self._settings().rrf_k, should_stop,
+            self.choice.repo))
 
     def lookup(self, ask: Callable[[Workspace], T]) -> T:
         """`ask` (a lookup of `search.workspace_lookups`) over the two indexes, each
         answering for its part of the checkout."""
-        with self._answering() as (_, changes):
-            return ask(changes.split(self._team_side, self._local_side))
+        return self._answer(lambda _, changes: ask(
+            changes.split(self._team_side, self._local_side)))
 
     def references(self, req: ReferencesRequest, should_stop: Callable[[], bool]
                    ) -> SearchResult:
-        with self._answering() as (_, changes):
-            return overlay.references(self._team_side, self._local_side, changes, req,
-                                      should_stop, self.choice.repo)
+        return self._answer(lambda _, changes: overlay.references(
+            self._team_side, self._local_side, changes, req, should_stop, self.choice.repo))
 
     def similar(self, req: SimilarRequest, should_stop: Callable[[], bool]) -> SearchResult:
-        with self._answering() as (_, changes):
-            return overlay.similar(self._team_side, self._local_side, changes, req,
-                                   self._settings().rrf_k, should_stop, self.choice.repo)
+        return self._answer(lambda _, changes: overlay.similar(
+            self._team_side, self._local_side, changes, req, self._settings().rrf_k,
+            should_stop, self.choice.repo))
 
     def close(self) -> None:
         with self._lock:

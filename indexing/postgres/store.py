@@ -187,6 +187,26 @@ class PgStore:
     def close(self) -> None:
         self._conn.close()
 
+    def reconnect(self) -> bool:
+        """Open a new connection when this one broke (the database restarted or failed over)
+        and no transaction of ours was on it; True when it did. A server keeps its store for
+        hours: without this, every request after a restart failed until the editor did."""
+        with self._lock:
+            if not (self._conn.broken or self._conn.closed) or self._batch_depth:
+                return False
+            self._conn.close()
+            self._conn = connect(self.url)
+            return True
+
+    def being_written(self) -> bool:
+        """Whether a `kebab index` holds this repository's writer lock now (`writer_lock`), so
+        its readers see some files of the new state and some of the old: answers say the
+        index is building. `pg_locks` is readable by every role."""
+        return bool(self._value(
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_locks WHERE locktype = 'advisory' "
+            "AND granted AND classid = %s AND objid = hashtext(%s)::oid AND objsubid = 2)",
+            (_LOCK_SPACE, self.repo)))
+
     # -- transactions ----------------------------------------------------------------------
 
     def execute(self, query: str | sql.Composable, params: Sequence[Any] | None = None
@@ -267,7 +287,16 @@ class PgStore:
 
     # -- writes (IndexWriter) ----------------------------------------------------------------
 
-    def reset(self) -> None:
+    def begin_rebuild(self) -> None:
+        """Nothing to empty: a rebuild extracts every file again and writes it over its old
+        rows, batch by batch, and deletes the files that are gone at the end. Emptying the
+        repository first showed every reader an empty, then partial repository for the
+        whole rebuild (and for good if it died), and dropped the record of which model
+        made its vectors. The database keeps its own integrity: there is no damage to
+        start over from."""
+
+    def empty(self) -> None:
+        """Delete every row of the repository (a cold start for `make bench`)."""
         with self.batch():
             self.execute("DELETE FROM kebab.files WHERE repo = %s", (self.repo,))
             self.execute("DELETE FROM kebab.meta WHERE repo = %s", (self.repo,))

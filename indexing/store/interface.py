@@ -61,7 +61,11 @@ class IndexWriter(Protocol):
     """What `Indexer` writes through: file states to plan against, and batches of whole
     files (all of a batch lands, or none of it)."""
 
-    def reset(self) -> None: ...
+    def begin_rebuild(self) -> None:
+        """Before a rebuild writes every file again: a local index starts from an empty
+        database, which repairs any damage; a team index keeps its rows until each file is
+        written over, so its readers have a whole repository all through the rebuild."""
+        ...
 
     def file_states(self) -> dict[str, FileState]: ...
 

@@ -61,6 +61,12 @@ class Writes(ChangeLog):
         #: unknown when opened, so a first `merge_step` finds out.
         self.fragmented = True
 
+    def begin_rebuild(self) -> None:
+        """From an empty database rather than by deleting rows: that works whatever state the
+        old one is in (a rebuild is how a damaged index is repaired), and only this user's
+        editor and commands read it."""
+        self.reset()
+
     def merge_step(self) -> bool:
         """Merge a few pages of the full-text index's segments into one; True while more is
         left to merge. A step that changed nothing found it in one piece."""

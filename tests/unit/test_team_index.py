@@ -398,3 +398,29 @@ def test_two_first_indexers_at_once_make_one_schema(pg_cluster: PgCluster,
             "r0", "r1", "r2", "r3"}
     for store in opened:
         store.close()
+
+
+def test_readers_keep_a_whole_repository_during_a_rebuild(
+        pg_cluster: PgCluster, pg_database: str, sample_repo: Path) -> None:
+    """A rebuild writes every file over its old rows: a reader meanwhile finds what it found
+    before, told that the index is building (a `kebab index` holds the repository)."""
+    url = pg_cluster.url(pg_database, OWNER)
+    index_repository(sample_repo, url, "app", SETTINGS)
+
+    def answer() -> tuple[list[str], int, bool, bool, int]:
+        team = TeamWorkspace(url, "app", SETTINGS)
+        try:
+            got = team.searcher.search(SearchRequest(query="user by id", mode="lexical", k=50))
+        finally:
+            team.close()
+        return (sorted({h.path for h in got.hits}), got.meta.total_matches,
+                got.meta.index["building"], got.meta.recall["complete"], got.meta.index["files"])
+
+    before = answer()
+    assert before[0] and before[2:4] == (False, True)
+    during: list[tuple[list[str], int, bool, bool, int]] = []
+    summary = index_repository(sample_repo, url, "app", SETTINGS, rebuild=True,
+                               progress=lambda done, total: during.append(answer()))
+    assert summary.changed == before[4]  # every file extracted again
+    assert during[0] == (before[0], before[1], True, False, before[4])
+    assert answer() == before
