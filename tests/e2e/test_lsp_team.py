@@ -286,3 +286,25 @@ async def test_team_vectors_answer_by_meaning_and_local_changes_by_words(
     assert {h["path"] for h in similar["hits"]} - {"app/users.py"}
     assert all(h["path"] != "app/users.py" or "delete_user" not in h["snippet"]["text"]
                for h in similar["hits"])
+
+
+async def test_the_team_connection_is_opened_again_after_the_database_drops_it(
+        start_server: StartFn, tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> None:
+    """A restart or failover of the database ends the server's connection: the next
+    request opens a new one and is answered, as is every one after it."""
+    url = pg_cluster.url(pg_database, OWNER)
+    ci = _indexed_by_ci(tmp_path, url)
+    s = await start_server([ci], init_options={"store": url, "repo": REPO})
+    await s.wait_idle()
+    first = await s.search({"query": "TeamOnlyHelper", "mode": "lexical"})
+    assert [h["path"] for h in first["hits"]] == ["svc/only_in_ci.go"]
+    for _ in range(2):
+        with pg_cluster.admin() as admin:  # what a restart does to every client
+            dropped = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = %s AND usename = %s", (pg_database, OWNER)).fetchone()
+        assert dropped is not None and dropped[0] >= 1
+        again = await s.search({"query": "TeamOnlyHelper", "mode": "lexical"})
+        assert [h["path"] for h in again["hits"]] == ["svc/only_in_ci.go"]
+        [found] = await s.symbols("TeamOnlyHelper")
+        assert found.location.uri == (ci / "svc/only_in_ci.go").as_uri()
