@@ -134,6 +134,7 @@ class TeamOverlay:
         self.root = root
         self._settings = settings
         self._local_store = local_store
+        self._local_status = status
         self.store = PgStore.open(choice.url, choice.repo)
         self.vectors = team_vectors(self.store, choice.vectors, settings)
         self.team = Searcher(root, self.store, vectors=self.vectors,
@@ -209,10 +210,15 @@ class TeamOverlay:
                                    changes, query, limit)
         return self._answer(work)
 
+    def _told(self, result: SearchResult) -> SearchResult:
+        """`result`, incomplete while this checkout's own index is still being built."""
+        building = self._local_status is not None and self._local_status.building_anywhere
+        return overlay.scanning_here(result) if building else result
+
     def search(self, req: SearchRequest, should_stop: Callable[[], bool]) -> SearchResult:
-        return self._answer(lambda _, changes: overlay.search(
+        return self._told(self._answer(lambda _, changes: overlay.search(
             self.team, self.local, changes, req, self._settings().rrf_k, should_stop,
-            self.choice.repo))
+            self.choice.repo)))
 
     def lookup(self, ask: Callable[[Workspace], T]) -> T:
         """`ask` (a lookup of `search.workspace_lookups`) over the two indexes, each
@@ -222,13 +228,13 @@ class TeamOverlay:
 
     def references(self, req: ReferencesRequest, should_stop: Callable[[], bool]
                    ) -> SearchResult:
-        return self._answer(lambda _, changes: overlay.references(
-            self._team_side, self._local_side, changes, req, should_stop, self.choice.repo))
+        return self._told(self._answer(lambda _, changes: overlay.references(
+            self._team_side, self._local_side, changes, req, should_stop, self.choice.repo)))
 
     def similar(self, req: SimilarRequest, should_stop: Callable[[], bool]) -> SearchResult:
-        return self._answer(lambda _, changes: overlay.similar(
+        return self._told(self._answer(lambda _, changes: overlay.similar(
             self._team_side, self._local_side, changes, req, self._settings().rrf_k,
-            should_stop, self.choice.repo))
+            should_stop, self.choice.repo)))
 
     def close(self) -> None:
         with self._lock:

@@ -157,6 +157,24 @@ def symbols(team: Answers, changed_here: SymbolMatcher, changes: Changes, query:
     return match_overlaid(team, changes.stale, changed_here, query, limit)
 
 
+#: Why an answer may miss this checkout's changes while its own index is still being built.
+SCANNING_HERE = ("this checkout is still being scanned: until it is done, a file changed here "
+                 "may be missing from the answer or answered from the team index's copy")
+
+
+def scanning_here(result: SearchResult) -> SearchResult:
+    """`result`, said to be incomplete while the checkout's local index is being built. When
+    no file changed here is known yet, the local side does not run, so its building state
+    would not reach the answer: a new or edited function looked absent, "complete"."""
+    meta = result.meta
+    meta.index["building"] = True
+    meta.recall["complete"] = False
+    meta.recall["ranking_scope"] = "unknown"
+    if SCANNING_HERE not in meta.warnings:
+        meta.warnings.append(SCANNING_HERE)
+    return result
+
+
 def _annotated(result: SearchResult, repo: str, changes: Changes) -> SearchResult:
     """`meta.index.team`: the team index answered, for repository `repo`, with this many
     files answered from the local index instead, and this many of its own hidden."""

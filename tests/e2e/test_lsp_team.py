@@ -12,6 +12,7 @@ from e2e_support import (
     FILES,
     Session,
     StartFn,
+    big_tree,
     load_schema,
     range_of,
     span,
@@ -308,3 +309,29 @@ async def test_the_team_connection_is_opened_again_after_the_database_drops_it(
         assert [h["path"] for h in again["hits"]] == ["svc/only_in_ci.go"]
         [found] = await s.symbols("TeamOnlyHelper")
         assert found.location.uri == (ci / "svc/only_in_ci.go").as_uri()
+
+
+async def test_answers_say_so_while_the_checkout_is_first_scanned(
+        start_server: StartFn, tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> None:
+    """Until the checkout's first scan is done, the files changed here are not known: the
+    team index answers for them, from its older copy, and the answer says it may be
+    incomplete (it said complete, and a function added here looked absent)."""
+    url = pg_cluster.url(pg_database, OWNER)
+    ci = big_tree(tmp_path / "ci", 80)
+    index_repository(ci, url, REPO, Settings(workers=1, embed=False))
+    checkout = tmp_path / "checkout"
+    shutil.copytree(ci, checkout)
+    for path in sorted(checkout.glob("pkg/*.py")):  # every file edited here: a long scan
+        path.write_text(path.read_text() + f"\ndef added_here_{path.stem}():\n    pass\n")
+    s = await start_server([checkout], init_options={"store": url, "repo": REPO})
+    early = await s.search({"query": "added_here_mod_079", "mode": "lexical"})
+    if early["hits"]:
+        pytest.skip("the checkout's scan was done before the first request")
+    assert early["meta"]["index"]["building"] is True
+    assert early["meta"]["recall"]["complete"] is False
+    assert any("still being scanned" in w for w in early["meta"]["warnings"]), early["meta"]
+    await s.wait_idle()
+    done = await s.search({"query": "added_here_mod_079", "mode": "lexical"})
+    assert [h["path"] for h in done["hits"]][:1] == ["pkg/mod_079.py"]
+    assert done["meta"]["index"]["building"] is False
+    assert done["meta"]["recall"]["complete"] is True
