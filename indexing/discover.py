@@ -12,7 +12,12 @@ Default skips, without any ignore file:
   where build tools write it. Deeper down a folder of that name is as often source that git
   tracks (`pip/_internal/operations/build/`), and output there is what the project's
   `.gitignore` names, which is read. An ignore file can keep a top-level one (`!/build/`);
-- secrets (`SECRET_FILES`, and any file holding a private key), unless `include_secrets`.
+- secrets (`SECRET_FILES`, and any file holding a private key), unless `include_secrets`;
+- kebab's own index folder (`DiscoveryOptions.skip_dirs`), when the workspace holds it (an
+  `indexDir` inside the workspace, or a home folder opened that holds the user cache): its
+  files change with every write, so indexing them would cite index internals and feed every
+  write back into the next. The walk, a changed path (`is_indexable_path`) and the runtime's
+  events all ask `DiscoveryOptions.skips`, whoever reports the change.
 
 The workspace can change between the walk and the read, so `read_file` checks everything
 again on the file it opened: that it is a regular file inside the workspace (not a symlink
@@ -102,6 +107,7 @@ class SkipReason:
     VANISHED = "vanished"  # gone (or its folder replaced) between the walk and the read
     SYMLINK_LOOP = "symlink_loop"
     CHANGED_WHILE_READ = "changed_while_read"
+    INDEX_DIR = "index_dir"  # kebab's own index folder, inside the workspace
 
 
 #: The files whose lines decide what is skipped, each with the reason its skips report. A bare
@@ -149,10 +155,20 @@ class DiscoveryOptions:
     max_bytes: int = DEFAULT_MAX_BYTES
     extra_excludes: tuple[str, ...] = ()
     include_secrets: bool = False
+    #: Absolute, resolved folders never indexed wherever they sit: where the indexes live.
+    skip_dirs: tuple[Path, ...] = ()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> DiscoveryOptions:
-        return cls(settings.max_file_bytes, settings.exclude, settings.include_secrets)
+        from indexing.location import cache_root
+
+        return cls(settings.max_file_bytes, settings.exclude, settings.include_secrets,
+                   (cache_root(settings.index_dir).resolve(),))
+
+    def skips(self, path: Path) -> bool:
+        """Whether `path` (absolute, with its folders resolved) is or lies in a folder that is
+        never indexed (`skip_dirs`)."""
+        return any(path == d or d in path.parents for d in self.skip_dirs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,7 +303,7 @@ def discover(root: Path, options: DiscoveryOptions | None = None) -> Discovery:
     options = options or DiscoveryOptions()
     root = root.resolve()
     result = Discovery()
-    walk = _walk(root, _root_rules(root, options), "", result, options.include_secrets)
+    walk = _walk(root, _root_rules(root, options), "", result, options)
     for entry, rel, is_dir in walk:
         if is_dir:
             continue
@@ -314,7 +330,7 @@ def discover(root: Path, options: DiscoveryOptions | None = None) -> Discovery:
 
 
 def _walk(
-    root: Path, rules: _Rules, rel_dir: str, result: Discovery, include_secrets: bool
+    root: Path, rules: _Rules, rel_dir: str, result: Discovery, options: DiscoveryOptions
 ) -> Iterator[tuple[os.DirEntry[str], str, bool]]:
     directory = root / rel_dir if rel_dir else root
     try:
@@ -348,7 +364,10 @@ def _walk(
         if is_dir and _default_dir(rel, entry.name, rules):
             result.skip(rel + "/", SkipReason.DEFAULT_DIR)
             continue
-        if not is_dir and not include_secrets and is_secret_path(rel):
+        if is_dir and options.skips(root / rel):
+            result.skip(rel + "/", SkipReason.INDEX_DIR)
+            continue
+        if not is_dir and not options.include_secrets and is_secret_path(rel):
             result.skip(rel, SkipReason.SECRET)
             continue
         why = rules.reason(rel, is_dir)
@@ -360,7 +379,7 @@ def _walk(
                 result.skip(rel + "/", SkipReason.NOT_REGULAR)
                 continue
             child = _dir_rules(rules, Path(entry.path), rel)
-            yield from _walk(root, child, rel, result, include_secrets)
+            yield from _walk(root, child, rel, result, options)
         else:
             yield entry, rel, False
 
@@ -385,6 +404,8 @@ def is_indexable_path(root: Path, path: Path, options: DiscoveryOptions | None =
     if not decodable(str(rel_path)):
         return False
     if not _inside(root, Path(os.path.realpath(abs_path))):
+        return False
+    if options.skips(root / rel_path):
         return False
     parts = rel_path.parts
     if any(p in DEFAULT_SKIP_DIRS for p in parts[:-1]) or name_skip_reason(parts[-1]):

@@ -61,6 +61,9 @@ class FolderIndex:
         self.settings = settings or Settings()
         self.root = root.resolve()
         self.index_dir = index_dir_for(self.root, self.settings.index_dir)
+        #: What is indexed: the walk's rules, and the folders it never enters (where the
+        #: indexes live), which events under this root are also measured against.
+        self.options = DiscoveryOptions.from_settings(self.settings)
         self.store = Store(self.index_dir)
         remember_workspace(self.index_dir, self.root)
         self._vectors: VectorIndex | None = None
@@ -87,7 +90,7 @@ class FolderIndex:
         return Indexer(
             self.root,
             self.store,
-            DiscoveryOptions.from_settings(self.settings),
+            self.options,
             workers=self.settings.workers,
             languages=self.settings.languages,
         )

@@ -67,7 +67,11 @@ class Folder:
                                  self.index.scanning_elsewhere() is not None)
 
     def owns(self, path: Path) -> bool:
-        return path == self.root or self.root in path.parents
+        """Whether a change at `path` (its folders resolved) is this folder's: under its root,
+        and not in a folder never indexed (kebab's own index, when the workspace holds it:
+        its writes would come back as events, and each event as a write)."""
+        return ((path == self.root or self.root in path.parents)
+                and not self.index.options.skips(path))
 
     def relative(self, path: Path) -> str | None:
         return path.relative_to(self.root).as_posix() if self.owns(path) else None
