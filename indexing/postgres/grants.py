@@ -56,7 +56,7 @@ def grant(url: str, repo: str, role: str) -> None:
 def revoke(url: str, repo: str, role: str) -> bool:
     """Stop `role` reading `repo`; False when it had no such grant. A role left with no grant
     loses its table privileges too."""
-    store = PgStore.open(url, repo)
+    store = PgStore.open(url, repo, known=False)
     try:
         with store.transaction():
             removed = store.execute("DELETE FROM kebab.grants WHERE repo = %s AND grantee = %s "

@@ -20,6 +20,7 @@ Why the shape:
 
 from __future__ import annotations
 
+import difflib
 import re
 import threading
 import time
@@ -135,15 +136,19 @@ class PgStore:
         self._batch_depth = 0
 
     @classmethod
-    def open(cls, url: str, repo: str, create: bool = False) -> PgStore:
+    def open(cls, url: str, repo: str, create: bool = False, known: bool = True) -> PgStore:
+        """With `create`, to write (the schema and the repository's row are made on first
+        use); else to read a repository this role can see, unless `known` is False (to revoke
+        a grant of a repository that was never indexed)."""
         check_repo(repo)
         conn = connect(url)
         try:
             store = cls(conn, url, repo)
             store._check_schema(create)
             if create:
-                conn.execute("INSERT INTO kebab.repos(repo) VALUES (%s) ON CONFLICT DO NOTHING",
-                             (repo,))
+                store._register()
+            elif known:
+                store._check_readable()
             return store
         except BaseException:
             conn.close()
@@ -174,6 +179,42 @@ class PgStore:
                 f"the team index at {safe_url(self.url)} has schema version "
                 f"{found[0] if found else 'unknown'}; this kebab reads version "
                 f"{PG_SCHEMA_VERSION}. Drop the `kebab` schema and index again")
+
+    def _check_readable(self) -> None:
+        """Refuse a repository this role cannot see, naming the ones it can: a misspelt or
+        ungranted repository read as an empty one, and every search of it as "0 of 0,
+        complete". Row-level security shows a role only the repositories granted to it."""
+        try:
+            visible = [r[0] for r in self._conn.execute(
+                'SELECT repo FROM kebab.repos ORDER BY repo COLLATE "C"')]
+        except psycopg.Error as exc:
+            raise TeamStoreError(f"cannot open the team index at {safe_url(self.url)}: "
+                                 f"{str(exc).strip()}") from exc
+        if self.repo in visible:
+            return
+        near = difflib.get_close_matches(self.repo, visible, n=1)
+        listed = ", ".join(repr(r) for r in visible[:20]) + (", ..." if len(visible) > 20 else "")
+        raise TeamStoreError(
+            f"repository {self.repo!r} is not in the team index at {safe_url(self.url)}, or "
+            "this role is not granted it"
+            + (f" (did you mean {near[0]!r}?)" if near else "")
+            + (f"; this role can read {listed}" if visible else
+               "; this role can read no repository of it (ask its owner for `kebab grant`)"))
+
+    def _register(self) -> None:
+        """The repository's row, made on its first index. A role that may only read (one
+        `kebab grant` was given) is told why it cannot index, not shown a traceback."""
+        try:
+            self._conn.execute("INSERT INTO kebab.repos(repo) VALUES (%s) ON CONFLICT DO NOTHING",
+                               (self.repo,))
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise TeamStoreError(
+                f"this role may not write the team index at {safe_url(self.url)}: "
+                "`kebab index --store` runs as the role that owns its `kebab` schema (the one "
+                "that built it); `kebab grant` gives other roles read access only") from exc
+        except psycopg.Error as exc:
+            raise TeamStoreError(f"the team index at {safe_url(self.url)} failed: "
+                                 f"{str(exc).strip()}") from exc
 
     def _has_schema(self) -> bool:
         """Whether the schema is there, read from the catalog with this statement's snapshot:

@@ -72,14 +72,18 @@ def test_a_role_reads_only_the_repositories_granted_to_it(
     for repo in ("one", "two"):
         assert _search(bob, repo, "user by id") == _search(owner, repo, "user by id")
         assert _search(bob, repo, '"user_id"') == _search(owner, repo, '"user_id"')
-    # ALICE sees `one` whole, and nothing of `two`: not a hit, not a count.
+    # ALICE sees `one` whole, and nothing of `two`: not a hit, not a count. Asking for it
+    # is refused, as a misspelt name is, not answered as an empty repository.
     assert _search(alice, "one", "user by id") == _search(owner, "one", "user by id")
     assert _search(owner, "two", "launch codes") == (["secret_plans.py"], 1)
-    assert _search(alice, "two", "launch codes") == ([], 0)
-    assert _search(alice, "two", '"launch_codes"') == ([], 0)
+    for repo, near in (("two", ""), ("oen", " (did you mean 'one'?)")):
+        with pytest.raises(TeamStoreError) as refused:
+            _search(alice, repo, "launch codes")
+        assert str(refused.value).endswith(
+            f"or this role is not granted it{near}; this role can read 'one'"), refused.value
     assert _search(owner, "two", "launch_codes", intent="usage") == (["secret_plans.py"], 1)
-    assert _search(alice, "two", "launch_codes", intent="usage") == ([], 0)
-    alice_two = PgStore.open(alice, "two")
+    # Below that check, the database itself shows ALICE nothing of `two`.
+    alice_two = PgStore.open(alice, "two", known=False)
     stats = alice_two.stats()
     assert (stats.files, stats.symbols, stats.chunks, stats.langs) == (0, 0, 0, {})
     assert alice_two.lexical_version() == 0 and alice_two.file_states() == {}
@@ -100,7 +104,8 @@ def test_a_role_reads_only_the_repositories_granted_to_it(
 def test_revoke_takes_a_repository_away(pg_cluster: PgCluster, two_repos: str) -> None:
     owner, bob = pg_cluster.url(two_repos, OWNER), pg_cluster.url(two_repos, BOB)
     assert revoke(owner, "two", BOB) is True
-    assert _search(bob, "two", "launch codes") == ([], 0)
+    with pytest.raises(TeamStoreError, match="'two' is not in the team index"):
+        _search(bob, "two", "launch codes")
     assert _search(bob, "one", "user by id")[0]
     assert revoke(owner, "two", BOB) is False  # nothing left to revoke
     assert revoke(owner, "one", BOB) is True
@@ -108,9 +113,14 @@ def test_revoke_takes_a_repository_away(pg_cluster: PgCluster, two_repos: str) -
         PgStore.open(bob, "one")
 
 
-def test_grant_names_a_role_that_exists(pg_cluster: PgCluster, two_repos: str) -> None:
+def test_grant_names_a_role_and_a_repository_that_exist(pg_cluster: PgCluster,
+                                                        two_repos: str) -> None:
+    owner = pg_cluster.url(two_repos, OWNER)
     with pytest.raises(TeamStoreError, match="no role 'nobody'"):
-        grant(pg_cluster.url(two_repos, OWNER), "one", "nobody")
+        grant(owner, "one", "nobody")
+    with pytest.raises(TeamStoreError, match="'tow' is not in the team index.*mean 'two'"):
+        grant(owner, "tow", ALICE)
+    assert revoke(owner, "tow", ALICE) is False  # a grant of no repository can be revoked
 
 
 def test_kebab_commands_on_a_team_index(pg_cluster: PgCluster, pg_database: str,

@@ -18,7 +18,7 @@ import pytest
 
 from bench.postgres_server import OWNER, READERS, PgCluster
 from indexing.postgres.grants import grant
-from indexing.postgres.store import PgStore
+from indexing.postgres.store import PgStore, TeamStoreError
 from indexing.postgres.team_index import TeamIndexRun, update_repository
 from indexing.postgres.team_vectors import dataset_dir, open_vectors
 from indexing.runtime.folder_index import shared_embedder
@@ -184,10 +184,10 @@ def test_a_role_granted_one_repository_never_sees_anothers_chunks_by_vector(
     for mode in ("vector", "hybrid", "auto"):
         seen, _ = paths(alice, "one", mode)
         assert seen and "secret_plans.py" not in seen, mode
-    # Repository two's dataset is readable here, but its rows are not this role's.
-    with pytest.raises(SearchUnavailable, match="no vectors .* that this role may use"):
-        paths(alice, "two", "vector")
-    assert paths(alice, "two", "auto") == (set(), 0)
+    # Repository two's dataset is readable here, but the repository is not this role's.
+    for mode in ("vector", "auto"):
+        with pytest.raises(TeamStoreError, match="'two' is .* not granted it"):
+            paths(alice, "two", mode)
 
     # Even a dataset of repository two in repository one's place (a shared directory
     # mixed up): its vectors name chunks of two, which resolve through repository one's
