@@ -153,6 +153,11 @@ def test_kebab_commands_on_a_team_index(pg_cluster: PgCluster, pg_database: str,
                  "--json"]) == 0
     assert [h["path"] for h in json.loads(capsys.readouterr().out)["hits"]] == [
         "src/users/store.py"]
+    # A reader that tries to index is told which role can, in one line.
+    assert main(["index", str(sample_repo), "--store", alice, "--repo", "acme/app",
+                 "--no-embed"]) == 1
+    err = capsys.readouterr().err
+    assert "this role may not write the team index" in err and "Traceback" not in err
     assert main(["status", "--store", alice, "--repo", "acme/app", "--json"]) == 0
     status = json.loads(capsys.readouterr().out)
     assert status["files"] == 6 and status["backend"] == "postgresql"
