@@ -59,11 +59,22 @@ def _shown(store: str) -> str:
     return f"***@{store.rsplit('@', 1)[1]}" if "@" in store else store
 
 
+#: The longest name a file system gives one folder: a repository's vectors are in a folder
+#: named after it, each "/" written as "%2F" (`indexing.postgres.team_vectors.dataset_dir`).
+_FOLDER_NAME_MAX = 255
+
+
 def check_repo(name: str) -> str:
     if not _REPO.match(name):
         raise InvalidStoreChoice(
             f"invalid repository name {name!r}: use letters, digits and ._/@+- (up to 200 "
             "characters), starting with a letter or digit")
+    folder = len(name) + 2 * name.count("/")
+    if folder > _FOLDER_NAME_MAX:
+        raise InvalidStoreChoice(
+            f"invalid repository name {name!r}: the folder its vectors are kept in (each / "
+            f"written as %2F) would be named with {folder} characters; a file system allows "
+            f"{_FOLDER_NAME_MAX}")
     return name
 
 

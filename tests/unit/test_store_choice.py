@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from indexing.postgres.team_vectors import dataset_dir
 from indexing.store_choice import safe_url
 from kebab_lsp.cli import main
 
@@ -25,6 +26,10 @@ def test_store_and_repo_go_together() -> None:
         assert str(stop.value).endswith(f"URL, got {shown}"), stop.value
     with pytest.raises(SystemExit, match="invalid repository name"):
         main(["search", "x", "--store", "postgresql:///db", "--repo", "../etc"])
+    nested = "/".join(["ab"] * 66) + "/x"  # 199 characters, 66 of them "/"
+    assert len(dataset_dir(Path("/v"), nested).name) == 331
+    with pytest.raises(SystemExit, match="named with 331 characters; a file system allows 255"):
+        main(["search", "x", "--store", "postgresql:///db", "--repo", nested])
 
 
 @pytest.mark.parametrize(("url", "shown"), [
