@@ -454,10 +454,14 @@ class Writer:
 
 
 def needs_scan(folder: Folder, path: Path) -> bool:
-    """An event only a walk can interpret: a directory, or a file of ignore rules."""
+    """An event only a walk can interpret: a directory, or a file of ignore rules. The root
+    itself, deleted or created (a re-clone, `git worktree remove` and `add`), is one too: the
+    walk of a root that is gone empties the index, of a new one indexes its tree."""
     rel = folder.relative(path)
-    if rel is None or rel == ".":
+    if rel is None:
         return False
+    if rel == ".":
+        return True
     if is_ignore_file(rel):
         return True
     if any(p in DEFAULT_SKIP_DIRS for p in rel.split("/")):

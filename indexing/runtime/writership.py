@@ -22,6 +22,8 @@ each agent); exactly one of them writes each index: the holder of its writer lea
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -44,11 +46,34 @@ def watcher_stopped(root: Path, why: str) -> str:
             "the index only through an editor's saves, or at the next start")
 
 
+#: How often a watcher looks whether its root is still the directory it watches, and, while
+#: the root is gone, whether it is back.
+ROOT_CHECK_S = 0.5
+#: The watcher's state while its root does not exist.
+ROOT_GONE = "the folder is gone; waiting for it to be created again"
+
+
+def _identity(root: Path) -> tuple[int, int] | None:
+    """Which directory `root` is (device and inode), or None when there is none."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+
 class Watcher:
     """A thread (`kebab-watch`) that turns file changes under a root into runtime events.
 
     watchfiles batches and debounces changes itself; the writer's own debounce and ignore rules
-    (`Runtime.changed`) decide what is indexed."""
+    (`Runtime.changed`) decide what is indexed.
+
+    A watch follows the directory, not the name: once the root is deleted (a re-clone, `git
+    worktree remove`) it goes silent for good, even when a new directory takes the name. So
+    the watcher checks the root's identity every `ROOT_CHECK_S`; when it changed it reports
+    the root itself (the writer walks it: a root that is gone empties the index, a new one is
+    indexed), says in its state that the root is gone while it is, and watches the new
+    directory once there is one."""
 
     def __init__(self, root: Path, on_change: Callable[[list[Path]], None],
                  skip: Path | None, on_failure: Callable[[str], None] = lambda _why: None
@@ -65,21 +90,44 @@ class Watcher:
         self._thread.start()
 
     def _run(self) -> None:
+        try:
+            first = True
+            while not self._stop.is_set():
+                identity = _identity(self.root)
+                if identity is None:
+                    self.state = ROOT_GONE
+                    self._stop.wait(ROOT_CHECK_S)
+                    continue
+                if not first:  # a new directory took the root's name: walk it
+                    self._on_change([self.root])
+                first = False
+                self.state = "watching"
+                self._watch(identity)
+                if not self._stop.is_set():  # the root went: walk it (the index empties)
+                    self._on_change([self.root])
+            self.state = "stopped"
+        except Exception as exc:  # noqa: BLE001 - a dead watcher is reported, not raised
+            self.state = f"failed: {type(exc).__name__}: {exc}"
+            self._on_failure(self.state)
+
+    def _watch(self, identity: tuple[int, int]) -> None:
+        """Report changes under the root until it stops being the directory `identity`."""
         from watchfiles import watch
 
         try:
-            self.state = "watching"
             for changes in watch(self.root, stop_event=self._stop, debounce=100, step=50,
+                                 rust_timeout=int(ROOT_CHECK_S * 1000), yield_on_timeout=True,
                                  raise_interrupt=False):
                 paths = [Path(p) for _, p in changes]
                 if self._skip is not None:
                     paths = [p for p in paths if p != self._skip and self._skip not in p.parents]
                 if paths:
                     self._on_change(paths)
-            self.state = "stopped"
-        except Exception as exc:  # noqa: BLE001 - a dead watcher is reported, not raised
-            self.state = f"failed: {type(exc).__name__}: {exc}"
-            self._on_failure(self.state)
+                if _identity(self.root) != identity:
+                    return
+        except Exception:
+            if _identity(self.root) == identity:  # not the root going away: a real failure
+                raise
 
     @property
     def failed(self) -> bool:
@@ -150,11 +198,14 @@ class Writership:
         return watcher.state if watcher is not None else None
 
     def watcher_warning(self, folder: Folder) -> str | None:
-        """What to tell the user while this process's watcher of `folder` has stopped."""
+        """What to tell the user while this process's watcher of `folder` has stopped, or
+        waits for the folder, which is gone, to be created again."""
         watcher = self._watcher(folder)
-        if watcher is None or not watcher.failed:
+        if watcher is None:
             return None
-        return watcher_stopped(folder.root, watcher.state)
+        if watcher.state == ROOT_GONE:
+            return f"{folder.root}: {ROOT_GONE}"
+        return watcher_stopped(folder.root, watcher.state) if watcher.failed else None
 
     def _watcher(self, folder: Folder) -> Watcher | None:
         with self._lock:
