@@ -452,6 +452,9 @@ class Service:
                 "writer": {"this_process": root.writing, "pid": holder},
                 "watcher": watcher,
                 "error": folder.last_error,
+                # A team checkout's index: only the files that differ from the team index's.
+                "partial_of": folder.index.partial_of,
+                "incomplete": folder.index.incomplete(),
             })
         return out
 

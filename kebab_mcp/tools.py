@@ -929,6 +929,8 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
                          f"{r['chunks']} chunks, {share}; building={r['building']}; last "
                          f"update {r['last_update']}; writer {who}; watcher {r['watcher']}"
                          + (f"; error: {r['error']}" if r["error"] else ""))
+            if r["incomplete"]:
+                lines.append(f"warning: {r['root']}: {r['incomplete']}")
         lines.extend(f"warning: {w}" for w in service.warnings)
         return _answer(StatusOut(roots=roots, warnings=list(service.warnings)),
                        "\n".join(lines))

@@ -63,3 +63,51 @@ async def test_a_reader_waits_for_the_index_another_process_is_building(
     finally:
         builder.kill()
         builder.wait(5)
+
+
+#: Holds the writer lease of an index it built as a team checkout's: only the file edited
+#: here is in it, and the index records the team index it is partial of.
+PARTIAL = """
+import sys
+from pathlib import Path
+from indexing.indexer import Baseline, content_hash
+from indexing.runtime.lease import WriterLease
+from indexing.settings import Settings
+from kebab_lsp.workspace import Workspace
+root, index_root = Path(sys.argv[1]), sys.argv[2]
+team = Baseline("postgresql://db/kebab acme/app", {
+    p.relative_to(root).as_posix(): content_hash(p.read_bytes())
+    for p in root.rglob("*") if p.is_file()})
+(root / "src/users/store.py").write_text("def archive_user():\\n    pass\\n")
+ws = Workspace(root, Settings(index_dir=index_root, workers=1, embed=False))
+assert WriterLease(ws.index_dir).try_acquire()
+ws.indexer.scan(baseline=team).run(None)
+ws.index.record_partial(team)
+print("built", flush=True)
+sys.stdin.readline()
+"""
+
+
+@pytest.mark.subprocess
+async def test_a_readers_status_says_the_index_is_a_team_checkouts_part(
+        tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    index_root = tmp_path / "index"
+    holder = subprocess.Popen([sys.executable, "-c", PARTIAL, str(ws), str(index_root)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None
+    try:
+        assert holder.stdout.readline().strip() == "built"
+        async with mcp_session([ws], index_root, "--no-embed") as s:
+            got = await s.call_tool("get_status", {})
+            (status,) = got.structured_content["roots"]  # type: ignore[index]
+            assert status["writer"]["this_process"] is False
+            assert (status["files"], status["partial_of"]) == (1, "postgresql://db/kebab "
+                                                                  "acme/app")
+            assert status["incomplete"].startswith("this index holds only the files that "
+                                                   "differed from the team index")
+            text = got.content[0].text  # type: ignore[union-attr]
+            assert f"warning: ws: {status['incomplete']}" in text
+    finally:
+        holder.kill()
+        holder.wait(5)
