@@ -12,6 +12,7 @@ import datetime as dt
 import json
 import os
 import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
     from indexing.runtime import Folder
     from indexing.runtime.folder_index import FolderIndex
     from indexing.store import FileFacts, Store
-    from kebab_lsp.workspace import Workspace
     from search.types import SearchRequest, SearchResult
 
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
@@ -291,7 +291,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     try:
         req = request_from_flags(args, settings)
         if under is not None:
-            req = _within(req, ws, under)
+            req = _within(req, ws.root, ws.store.file_states(), under)
         elif ws.store.stats().files == 0 and _nobody_writes(ws.index_dir):
             ws.close()
             index_folder(root, attrs.evolve(settings, embed=False))
@@ -305,13 +305,14 @@ def cmd_search(args: argparse.Namespace) -> int:
     return _answer(args, req, result, ws.store)
 
 
-def _within(req: SearchRequest, ws: Workspace, under: str) -> SearchRequest:
-    """`req` narrowed to the files under `under`, a subfolder of the indexed workspace `ws`
-    that has no index of its own: the workspace's index answers, paths relative to it."""
+def _within(req: SearchRequest, root: Path, indexed: Iterable[str], under: str
+            ) -> SearchRequest:
+    """`req` narrowed to the files under `under`, a subfolder of `root` whose index (of the
+    files `indexed`) answers: paths stay relative to `root`."""
     import dataclasses
 
-    paths = frozenset(p for p in ws.store.file_states() if p.startswith(under + "/"))
-    print(f"kebab: searching the index of {ws.root}, its {len(paths)} file(s) under "
+    paths = frozenset(p for p in indexed if p.startswith(under + "/"))
+    print(f"kebab: searching the index of {root}, its {len(paths)} file(s) under "
           f"{under}/ only", file=sys.stderr)
     return dataclasses.replace(req, filters=dataclasses.replace(req.filters, only_paths=paths))
 
@@ -364,15 +365,34 @@ def _search_team(args: argparse.Namespace, team: TeamStore, root: Path,
     try:
         req = request_from_flags(args, settings)
         if ws.store.stats().files == 0:
-            print(f"kebab: repository {team.repo!r} has no indexed files, or this role is not "
-                  "granted it (kebab grant)", file=sys.stderr)
+            print(f"kebab: repository {team.repo!r} has no indexed files yet", file=sys.stderr)
             return 1
+        paths = list(ws.store.file_states())
+        checkout = checkout_root(root, paths)
+        if checkout is not None and checkout != root:  # run in a subfolder of the checkout
+            ws.close()
+            ws = TeamWorkspace(team.url, team.repo, settings, checkout, vectors=team.vectors)
+            req = _within(req, checkout, paths, root.relative_to(checkout).as_posix())
         return _answer(args, req, ws.searcher.search(req), ws.store)
     except (InvalidQuery, SearchUnavailable) as exc:
         print(f"kebab: {exc}", file=sys.stderr)
         return 2
     finally:
         ws.close()
+
+
+def checkout_root(start: Path, paths: Sequence[str]) -> Path | None:
+    """The folder, `start` or one above it, that holds a checkout of a repository whose
+    files are `paths`: the nearest where most of a sample of them are found. None when
+    there is none (the command runs outside any checkout). A team index records no
+    checkout's place, and a hit must cite the file on this disk, from a subfolder too."""
+    sample = list(paths)[:: max(1, len(paths) // 20)][:20]
+    if not sample:
+        return None
+    for folder in (start, *start.parents):
+        if 2 * sum((folder / p).is_file() for p in sample) > len(sample):
+            return folder
+    return None
 
 
 def _answer(args: argparse.Namespace, req: SearchRequest, result: SearchResult,

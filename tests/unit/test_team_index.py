@@ -153,6 +153,15 @@ def test_kebab_commands_on_a_team_index(pg_cluster: PgCluster, pg_database: str,
                  "--json"]) == 0
     assert [h["path"] for h in json.loads(capsys.readouterr().out)["hits"]] == [
         "src/users/store.py"]
+    # From a subfolder of the checkout: its files only, cited where they are on this disk.
+    for under, expected in (("src", ["src/users/store.py"]), ("web", [])):
+        assert main(["search", '"get_user_by_id"', str(sample_repo / under), *team,
+                     "--json"]) == 0
+        out, err = capsys.readouterr()
+        hits = json.loads(out)["hits"]
+        assert [h["path"] for h in hits] == expected, under
+        assert all(h["location"]["uri"] == (sample_repo / h["path"]).as_uri() for h in hits)
+        assert f"under {under}/ only" in err
     # A reader that tries to index is told which role can, in one line.
     assert main(["index", str(sample_repo), "--store", alice, "--repo", "acme/app",
                  "--no-embed"]) == 1
