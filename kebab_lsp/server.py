@@ -8,7 +8,8 @@ Threading (the whole table is in docs/architecture.md):
 - The indexing runtime's threads (writer, embed scheduler, refresher) do the indexing work;
   they report through `LspListener`, whose calls hop onto the loop and never wait on the client.
 - Queries run on a small thread pool; a cancelled request sets a flag the search checks
-  between stages.
+  between stages and inside its long loops (exact text reads file after file), so the worker
+  is free for the next request; where the work stopped goes to the server's log.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from indexing.runtime import ProgressSink
 from kebab_lsp import __version__
 from kebab_lsp.session import Session
 from kebab_lsp.transport import ThreadedWriter, serve
+from search.engine import Cancelled
 
 logger = logging.getLogger("kebab_lsp")
 
@@ -121,7 +123,17 @@ class KebabServer(LanguageServer):
         runs, `should_stop` turns true so the work gives up at its next checkpoint, and the
         cancellation propagates so pygls answers RequestCancelled."""
         stop = threading.Event()
-        future = asyncio.get_running_loop().run_in_executor(self.query_pool, work, stop.is_set)
+
+        def logged(should_stop: Callable[[], bool]) -> T:
+            # pygls has answered RequestCancelled already, and nobody reads this exception:
+            # the log is the one place that shows whether the work stopped early.
+            try:
+                return work(should_stop)
+            except Cancelled as exc:
+                logger.info("a cancelled request's work stopped: %s", str(exc) or "at a checkpoint")
+                raise
+
+        future = asyncio.get_running_loop().run_in_executor(self.query_pool, logged, stop.is_set)
         try:
             return await future
         except asyncio.CancelledError:

@@ -159,7 +159,7 @@ class Session:
         results = []
         for folder in self.folders():
             if should_stop():
-                raise Cancelled()
+                raise Cancelled(f"before searching {folder.root}")
             results.append(self.view(folder).searcher.search(req, should_stop=should_stop))
         return merge_results(results, req.k, req.mode)
 
@@ -236,7 +236,7 @@ class Session:
         per_folder: list[list[FolderMatch]] = []
         for index, folder in enumerate(self.folders()):
             if should_stop():
-                raise Cancelled()
+                raise Cancelled(f"before matching symbols in {folder.root}")
             try:
                 result = self.view(folder).symbols.match(query, limit)
             except (StoreCorrupt, StoreClosed, StoreUnwritable):

@@ -70,7 +70,8 @@ DEFINITION_CASE_MATCH = 2.2
 
 
 class Cancelled(Exception):
-    """The caller gave up on this request; its work stops at the next checkpoint."""
+    """The caller gave up on this request; its work stops at the next checkpoint, and the
+    message says which (a stage boundary, or how far a long loop got)."""
 
 
 
@@ -243,9 +244,10 @@ class Searcher:
         if plan in ("lexical", "hybrid"):
             t0 = time.perf_counter()
             lex = lexical.retrieve(self.store, parsed, filters, window,
-                                   fill_below(plan, req.k))
+                                   fill_below(plan, req.k), _checkpoint(stop))
             if lex.total == 0 and parsed.terms and _read_as_code(req, intent, parsed):
-                plan, intent, parsed, lex = self._as_words(req, parsed, meta, window)
+                _check(stop)
+                plan, intent, parsed, lex = self._as_words(req, parsed, meta, window, stop)
             timing["lexical_ms"] = _ms(t0)
         _check(stop)
         vec: vector.VectorResult | None = None
@@ -260,7 +262,7 @@ class Searcher:
                 plan = "lexical"
                 if lex is None:
                     lex = lexical.retrieve(self.store, parsed, filters, window,
-                                           fill_below(plan, req.k))
+                                           fill_below(plan, req.k), _checkpoint(stop))
         _check(stop)
 
         words = highlight_words(parsed.terms) if parsed.shape in ("terms", "any") else ()
@@ -291,11 +293,13 @@ class Searcher:
         taken = 0
         # Two chunks can cite one place: the overlap of two pieces of a long line holds the
         # same words. The second is the same hit, not another match, so it gives way.
+        check = _checkpoint(stop)
         while len(hits) < req.k and taken < len(candidates):
             shown = candidates[taken : taken + req.k - len(hits)]
             taken += len(shown)
             rows = self.store.with_texts([c.row for c in shown])  # only hits need their text
             for c, row in zip(shown, rows, strict=True):
+                check("building hits", len(hits), req.k)
                 hit = build_hit(row, str(self.root), words, c.score, c.retrieval,
                                 req.snippet_chars, c.focus)
                 if (hit.path, hit.span) not in seen:
@@ -376,8 +380,8 @@ class Searcher:
         return (_INTENT_PLAN["definition"], Intent("definition", PRIVATE_NAME, name),
                 ParsedQuery(parsed.raw, "terms", parsed.terms))
 
-    def _as_words(self, req: SearchRequest, parsed: ParsedQuery, meta: Meta, window: int
-                  ) -> tuple[str, Intent, ParsedQuery, lexical.LexicalResult]:
+    def _as_words(self, req: SearchRequest, parsed: ParsedQuery, meta: Meta, window: int,
+                  stop: ShouldStop) -> tuple[str, Intent, ParsedQuery, lexical.LexicalResult]:
         """The query was read as code, and no file holds it as text. That reading was a guess
         ("Copied from: https://... eslint-disable-next-line"), so the query is asked again as
         words, the way a sentence is, rather than answered with nothing: by both channels in
@@ -392,7 +396,7 @@ class Searcher:
             self._degrade(req, meta, self.vector_error or "vector search is not enabled")
             plan = "lexical"
         return plan, intent, words, lexical.retrieve(self.store, words, req.filters, window,
-                                                     fill_below(plan, req.k))
+                                                     fill_below(plan, req.k), _checkpoint(stop))
 
     def _none_embedded(self, req: SearchRequest, meta: Meta) -> None:
         """An empty vector arm over an index with chunks but no vector yet (embedding has not
@@ -657,9 +661,20 @@ def _lift_holders(candidates: list[Candidate], defined: Callable[[str], list[tup
             priors.scale(cand, prior)
 
 
-def _check(stop: ShouldStop) -> None:
+def _check(stop: ShouldStop, where: str = "between stages") -> None:
     if stop():
-        raise Cancelled()
+        raise Cancelled(where)
+
+
+def _checkpoint(stop: ShouldStop) -> lexical.Checkpoint:
+    """`stop` as the lexical loops take it: the Cancelled says how far the loop got, which
+    the server logs (a stop inside a loop, not after it, is what frees the worker)."""
+
+    def check(what: str, done: int, total: int) -> None:
+        if stop():
+            raise Cancelled(f"{what} ({done} of {total} done)")
+
+    return check
 
 
 def _ms(t0: float) -> float:

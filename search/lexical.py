@@ -9,11 +9,15 @@ Contract kept here, whichever store answers:
 - AND of the terms first; when that finds fewer than k, fill with an OR ranking and say so
   (a query of shape `any` is the OR ranking alone);
 - filters run in SQL before the LIMIT;
-- exact text (quoted, or a code fragment) finds every file containing it, as grep would.
+- exact text (quoted, or a code fragment) finds every file containing it, as grep would;
+- a long loop (exact text reads every file that holds the text) passes a checkpoint per step,
+  so a cancelled request stops there instead of finishing on a query worker that later
+  requests wait for.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from indexing.filters import Filters
@@ -48,12 +52,21 @@ class LexicalResult:
     complete: int = 0
 
 
+#: Called at each step of a long loop with (what, steps done, steps in all); raises to stop the
+#: request there (the engine's `Cancelled`, which the counts let say how far it got).
+Checkpoint = Callable[[str, int, int], None]
+
+
+def go_on(what: str, done: int, total: int) -> None:
+    """The checkpoint of a caller that never gives up (the command line, evaluation)."""
+
+
 def normalize_bm25(raw: float) -> float:
     return -raw / (1.0 + abs(raw)) if raw <= 0 else 0.0
 
 
 def retrieve(store: SearchStore, parsed: ParsedQuery, filters: Filters, limit: int,
-             fill_below: int | None = None) -> LexicalResult:
+             fill_below: int | None = None, check: Checkpoint = go_on) -> LexicalResult:
     """The chunks that hold every term, then (for several terms) the any-term fill up to
     `limit`. The fill ranks below them all, so an answer that shows only the lexical tiers
     needs it only while fewer than `fill_below` hold every term (by default, `limit`): on
@@ -62,7 +75,7 @@ def retrieve(store: SearchStore, parsed: ParsedQuery, filters: Filters, limit: i
     if parsed.shape == "empty":
         return LexicalResult([], 0, "empty")
     if parsed.is_exact:
-        found = exact(store, parsed.exact_text, filters, limit)
+        found = exact(store, parsed.exact_text, filters, limit, check)
         found.complete = found.total
         return found
     if parsed.shape == "raw":
@@ -96,7 +109,7 @@ def retrieve(store: SearchStore, parsed: ParsedQuery, filters: Filters, limit: i
                 "any term (common words such as 'the' aside)"
             )
     if result.total == 0 and has_unspaced_words(parsed.raw):
-        found = exact(store, parsed.raw.strip(), filters, limit)
+        found = exact(store, parsed.raw.strip(), filters, limit, check)
         found.complete = found.total
         found.warnings.append(
             "words in a script written without spaces (Chinese, Japanese, Thai, ...) are "
@@ -125,16 +138,22 @@ def _ranked_fts(
     return LexicalResult(ranked, total, plan)
 
 
-def exact(store: SearchStore, needle: str, filters: Filters, limit: int) -> LexicalResult:
+def exact(store: SearchStore, needle: str, filters: Filters, limit: int,
+          check: Checkpoint = go_on) -> LexicalResult:
     """One hit per file that contains `needle`, cited at its first occurrence; files with
     more occurrences rank higher, then by path. With a kind filter, only occurrences inside a
     definition of those kinds count, and the first of them is cited: a file whose first
-    occurrence is elsewhere still matches, and the total counts the files returned."""
+    occurrence is elsewhere still matches, and the total counts the files returned.
+
+    A common needle is in most files, each read whole: `check` runs before each file and
+    each hit placed, so a cancelled request stops within one file's work."""
     if filters.kinds:
-        return _exact_in_kinds(store, needle, filters, limit)
+        return _exact_in_kinds(store, needle, filters, limit, check)
     found: list[tuple[int, str, Span]] = []  # (-count, path, where the first one is)
     where = _Needle(needle)
-    for path, _lang, text in store.files_containing(needle, filters):
+    files = store.files_containing(needle, filters)
+    for done, (path, _lang, text) in enumerate(files):
+        check("exact text, reading files", done, len(files))
         first = text.find(needle)
         found.append((-text.count(needle), path, where.span(text, first)))
     found.sort(key=lambda f: (f[0], f[1]))
@@ -142,6 +161,7 @@ def exact(store: SearchStore, needle: str, filters: Filters, limit: int) -> Lexi
     for neg_count, path, span in found:
         if len(ranked) >= limit:
             break
+        check("exact text, placing hits", len(ranked), min(limit, len(found)))
         chunk = where.chunk(store, path, span)
         if chunk is None:
             continue
@@ -150,13 +170,15 @@ def exact(store: SearchStore, needle: str, filters: Filters, limit: int) -> Lexi
     return LexicalResult(ranked, len(found), "exact")
 
 
-def _exact_in_kinds(store: SearchStore, needle: str, filters: Filters, limit: int
-                    ) -> LexicalResult:
+def _exact_in_kinds(store: SearchStore, needle: str, filters: Filters, limit: int,
+                    check: Checkpoint) -> LexicalResult:
     """`exact` under a kind filter: every occurrence is placed in its chunk, so the count is
     of the files that hold the text inside such a definition, not of every file with it."""
     where = _Needle(needle)
     found: list[tuple[int, str, Span, ChunkRow]] = []
-    for path, _lang, text in store.files_containing(needle, filters):
+    files = store.files_containing(needle, filters)
+    for done, (path, _lang, text) in enumerate(files):
+        check("exact text, reading files", done, len(files))
         inside: list[tuple[Span, ChunkRow]] = []
         lines: dict[int, list[ChunkRow]] = {}  # a line's chunks, read once for its occurrences
         at = text.find(needle)

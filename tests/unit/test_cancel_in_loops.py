@@ -1,0 +1,94 @@
+"""A cancelled search stops inside its long loops, not only between stages: exact text over a
+common string reads every file that holds it, and a request given up on must not keep a query
+worker busy to the end (the LSP answers RequestCancelled at once either way, so only the
+work's own stop shows it)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from indexing.filters import Filters
+from indexing.settings import Settings
+from kebab_lsp.workspace import Workspace
+from search import lexical
+from search.engine import Cancelled
+from search.types import SearchRequest
+
+FILES = 60
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    base = tmp_path_factory.mktemp("cancel-loops")
+    root = base / "repo"
+    for i in range(FILES):
+        path = root / f"pkg/mod_{i:03}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"def shared_name_{i}(value):\n    return value + {i}\n")
+    workspace = Workspace(root, Settings(index_dir=str(base / "idx"), workers=1, embed=False))
+    workspace.indexer.index()
+    yield workspace
+    workspace.close()
+
+
+class StopAt:
+    """A `should_stop` that says stop from its `at`-th call on, counting every call."""
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+        self.calls = 0
+
+    def __call__(self) -> bool:
+        self.calls += 1
+        return self.calls >= self.at
+
+
+def test_exact_text_stops_after_the_file_it_was_reading(ws: Workspace) -> None:
+    steps: list[tuple[str, int, int]] = []
+
+    def check(what: str, done: int, total: int) -> None:
+        steps.append((what, done, total))
+        if done == 1:
+            raise Cancelled(what)
+
+    assert lexical.exact(ws.store, "shared_name_", Filters(), 500).total == FILES
+    with pytest.raises(Cancelled):
+        lexical.exact(ws.store, "shared_name_", Filters(), 500, check)
+    # One file read, then the stop: not the other 59.
+    assert steps == [("exact text, reading files", 0, FILES),
+                     ("exact text, reading files", 1, FILES)]
+
+
+def test_a_search_cancelled_mid_scan_stops_there(ws: Workspace) -> None:
+    req = SearchRequest('"shared_name_"', mode="lexical", k=50)
+    whole = ws.searcher.search(req)
+    assert whole.meta.total_matches == FILES and len(whole.hits) == 50
+
+    stop = StopAt(5)  # the request is given up on while its 5th file is due
+    with pytest.raises(Cancelled) as caught:
+        ws.searcher.search(req, should_stop=stop)
+    # It stopped at that checkpoint: nothing more was asked, no later file read.
+    assert stop.calls == 5
+    assert str(caught.value) == f"exact text, reading files (4 of {FILES} done)"
+
+
+def test_a_search_cancelled_while_building_hits_stops_there(ws: Workspace) -> None:
+    req = SearchRequest('"shared_name_"', mode="lexical", k=50)
+    counted = StopAt(10**9)
+    ws.searcher.search(req, should_stop=counted)
+    # The last 50 checks are one per hit built: stop while the 10th is due.
+    stop = StopAt(counted.calls - 50 + 10)
+    with pytest.raises(Cancelled) as caught:
+        ws.searcher.search(req, should_stop=stop)
+    assert stop.calls == counted.calls - 40
+    assert str(caught.value) == "building hits (9 of 50 done)"
+
+
+def test_a_search_nobody_cancels_is_unchanged(ws: Workspace) -> None:
+    req = SearchRequest('"shared_name_"', mode="lexical", k=50)
+    never = StopAt(10**9)
+    answer = ws.searcher.search(req, should_stop=never)
+    assert [h.path for h in answer.hits] == [h.path for h in ws.searcher.search(req).hits]
+    assert never.calls > FILES  # it was asked at every file
