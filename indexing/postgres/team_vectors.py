@@ -19,6 +19,9 @@ Why the shape:
   repository's meta in PostgreSQL, where every reader granted the repository reads it, so a
   search reports stale or partial vectors as a local index's does, and refuses vectors of
   another model than its own.
+- A dataset names itself (`MARKER`: its repository and an id that the repository's meta
+  records too): a folder copied or mounted in another's place, which holds as many rows, is
+  refused as someone else's vectors rather than counted as complete and answering nothing.
 - The table is shared: its files keep the permissions the filesystem gives them, and
   compaction keeps old versions for `KEEP_VERSIONS`, so a search that began on one is not
   pulled from under it.
@@ -26,6 +29,8 @@ Why the shape:
 
 from __future__ import annotations
 
+import json
+import uuid
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import AbstractContextManager
@@ -50,6 +55,10 @@ from indexing.vectors import VectorStore
 KEEP_VERSIONS = timedelta(minutes=10)
 #: The table in each repository's dataset (as a local index's is named).
 TABLE = "chunks"
+#: The file in a dataset that says whose it is: {"repo": name, "id": hex}.
+MARKER = "kebab-dataset.json"
+#: The meta key that holds the id of the dataset the repository's syncs wrote.
+DATASET_KEY = "vector_dataset"
 
 
 class TeamVectorsError(TeamStoreError):
@@ -109,6 +118,45 @@ class TeamEmbeddings:
         self.store.set_meta(key, value)
 
 
+def _marker(where: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((where / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def claim(store: PgStore, where: Path) -> None:
+    """Before a sync writes the dataset at `where`: mark it as the repository's (once), and
+    record its id in the repository's meta, so readers can tell it from another's."""
+    data = _marker(where)
+    if not data:
+        data = {"repo": store.repo, "id": uuid.uuid4().hex}
+        where.mkdir(parents=True, exist_ok=True)
+        (where / MARKER).write_text(json.dumps(data), encoding="utf-8")
+    elif data.get("repo") != store.repo:
+        raise TeamVectorsError(
+            f"{where} holds the vectors of repository {data.get('repo')!r}, not of "
+            f"{store.repo!r}: a folder copied or mounted in the wrong place; move it, or "
+            "delete it to have them computed again")
+    if store.meta_value(DATASET_KEY) != data["id"]:
+        store.set_meta(DATASET_KEY, str(data["id"]))
+
+
+def foreign(store: PgStore, where: Path) -> str | None:
+    """Why the dataset at `where` is not the one the repository's syncs wrote, or None.
+    Datasets written before they were marked are taken as they are."""
+    wanted = store.meta_value(DATASET_KEY)
+    data = _marker(where)
+    if wanted is None or data.get("id") == wanted:
+        return None
+    whose = (f" (they are those of repository {data['repo']!r})"
+             if data.get("repo") not in (None, store.repo) else "")
+    return (f"the vectors under {where} are not the ones `kebab index` wrote for repository "
+            f"{store.repo!r}{whose}: a folder copied or mounted in the wrong place; vector "
+            "search would find nothing of this repository in it")
+
+
 def open_vectors(store: PgStore, root: Path, embedder: Embedder) -> VectorIndex:
     """The vector side of `store`'s repository, its dataset under `root`."""
     where = dataset_dir(root, store.repo)
@@ -122,6 +170,7 @@ def sync_repository(store: PgStore, root: Path, embedder: Embedder,
     """Bring the repository's dataset under `root` in step with its rows in PostgreSQL; run by
     its one writer (`kebab index`, under `PgStore.writer_lock`). Nothing changed since the
     last complete sync: nothing is read, and the model is not loaded."""
+    claim(store, dataset_dir(root, store.repo))
     vindex = open_vectors(store, root, embedder)
     try:
         if vindex.is_current():
@@ -142,9 +191,11 @@ def status(store: PgStore, root: Path, embedder: Embedder) -> dict[str, Any]:
     try:
         have, total = vindex.coverage()
         synced = store.meta_value(SYNCED_LEXICAL_VERSION)
-        return {"dataset": str(dataset_dir(root, store.repo)), "vectors": have,
+        where = dataset_dir(root, store.repo)
+        return {"dataset": str(where), "vectors": have,
                 "total": total, "model": store.meta_value(SYNCED_MODEL),
-                "synced_lexical_version": int(synced) if synced else None}
+                "synced_lexical_version": int(synced) if synced else None,
+                "problem": foreign(store, where)}
     finally:
         vindex.vectors.close()
 
@@ -172,6 +223,9 @@ class TeamVectors:
                 f"repository {repo!r} has no vectors under {self.root} that this role may "
                 f"use: `kebab index PATH --store URL --repo {repo} --team-vectors "
                 f"{self.root}` writes them, and `kebab grant` lets a role read the repository")
+            return None
+        self.vector_error = foreign(self.store, where)
+        if self.vector_error is not None:
             return None
         if self._index is None:
             self._index = open_vectors(self.store, self.root, self._embedder())

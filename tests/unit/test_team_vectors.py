@@ -14,13 +14,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from bench.postgres_server import OWNER, READERS, PgCluster
 from indexing.postgres.grants import grant
 from indexing.postgres.store import PgStore, TeamStoreError
 from indexing.postgres.team_index import TeamIndexRun, update_repository
-from indexing.postgres.team_vectors import dataset_dir, open_vectors
+from indexing.postgres.team_vectors import DATASET_KEY, MARKER, dataset_dir, open_vectors
 from indexing.runtime.folder_index import shared_embedder
 from indexing.settings import Settings
 from indexing.store_choice import TeamStore
@@ -189,11 +190,21 @@ def test_a_role_granted_one_repository_never_sees_anothers_chunks_by_vector(
         with pytest.raises(TeamStoreError, match="'two' is .* not granted it"):
             paths(alice, "two", mode)
 
-    # Even a dataset of repository two in repository one's place (a shared directory
-    # mixed up): its vectors name chunks of two, which resolve through repository one's
-    # rows only. Nothing of two shows, neither to ALICE nor to BOB, who may read two.
+    # A dataset of repository two in repository one's place (a shared directory mixed up)
+    # is refused as two's, not counted as one's complete vectors that find nothing. Even
+    # unmarked, its vectors name chunks of two, which resolve through one's rows only:
+    # nothing of two shows, neither to ALICE nor to BOB, who may read two.
     shutil.rmtree(dataset_dir(shared, "one"))
     shutil.copytree(dataset_dir(shared, "two"), dataset_dir(shared, "one"))
+    for url in (alice, bob):
+        with pytest.raises(SearchUnavailable, match="not the ones `kebab index` wrote for "
+                           "repository 'one' \\(they are those of repository 'two'\\)"):
+            paths(url, "one", "vector")
+    with pytest.raises(TeamStoreError, match="holds the vectors of repository 'two'"):
+        _index(tree, owner, "one", shared)  # nor written over by one's next sync
+    (dataset_dir(shared, "one") / MARKER).unlink()
+    with psycopg.connect(owner, autocommit=True) as conn:  # as before datasets were marked
+        conn.execute("DELETE FROM kebab.meta WHERE repo = 'one' AND key = %s", (DATASET_KEY,))
     for url in (alice, bob):
         seen, total = paths(url, "one", "vector")
         assert seen == set() and total == 0
