@@ -94,23 +94,23 @@ class Watcher:
             first = True
             while not self._stop.is_set():
                 identity = _identity(self.root)
-                if identity is None:
+                if identity is None and not first:
                     self.state = ROOT_GONE
-                    self._stop.wait(ROOT_CHECK_S)
+                    if not self._stop.wait(ROOT_CHECK_S) and _identity(self.root) is not None:
+                        self._on_change([self.root])  # a new directory took the name: walk it
                     continue
-                if not first:  # a new directory took the root's name: walk it
-                    self._on_change([self.root])
+                # A root missing from the start is no watch at all: that fails, and says so.
                 first = False
                 self.state = "watching"
                 self._watch(identity)
-                if not self._stop.is_set():  # the root went: walk it (the index empties)
+                if not self._stop.is_set():  # gone or replaced: walk it (gone: the index empties)
                     self._on_change([self.root])
             self.state = "stopped"
         except Exception as exc:  # noqa: BLE001 - a dead watcher is reported, not raised
             self.state = f"failed: {type(exc).__name__}: {exc}"
             self._on_failure(self.state)
 
-    def _watch(self, identity: tuple[int, int]) -> None:
+    def _watch(self, identity: tuple[int, int] | None) -> None:
         """Report changes under the root until it stops being the directory `identity`."""
         from watchfiles import watch
 
