@@ -6,14 +6,29 @@ must become one: hits by score (ties by folder order, then each folder's own ran
 output is deterministic), and metadata that never claims more than every part can back
 (complete only if all parts are, `lower_bound` if any count is).
 
+Folders may overlap: one nested in another (a monorepo and one of its packages, both opened).
+A file under both is indexed in both and matches in both, so the merge cites each place once:
+hits, file matches and workspace symbols are deduplicated by absolute file path and range,
+the first in merge order (the best) kept. The overlap is not left out of either index instead:
+an index belongs to its root and is shared with other processes (another editor, `kebab mcp`)
+that may open the outer folder alone, so what it holds cannot depend on which other folders
+this session has open; and the two folders' ignore rules differ (the outer `.gitignore` may
+leave the inner folder out, top-level build output is another folder at each root), so
+neither index's copy of the overlap is the other's. Counts: the totals of folders that
+overlap would add the overlap's matches twice, and which matches they share cannot be told
+from the answers (a total counts matching chunks, a hit may stand for several), so their
+count is a `lower_bound`: the largest of their totals, or their distinct hits if more.
+
 It works on `search.types` values only: ranking across folders is search's business, not the
 protocol adapter's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from indexing.schema import SCHEMA_VERSION
 from search import filter_notes
@@ -21,6 +36,7 @@ from search.symbols import SymbolMatch, merge_key
 from search.types import FileMatch, Hit, Meta, SearchResult
 
 _SCOPE_ORDER = ("all_matches", "candidate_window", "unknown")
+T = TypeVar("T")
 
 
 def merge_results(results: Sequence[SearchResult], k: int, mode: str) -> SearchResult:
@@ -45,17 +61,91 @@ def merge_results(results: Sequence[SearchResult], k: int, mode: str) -> SearchR
             score = best[(hit.root, hit.path)] if usage else hit.score
             ranked.append((-score, folder_index, rank, hit))
     ranked.sort(key=lambda item: item[:3])
-    hits = [item[3] for item in ranked[:k]]
-    return SearchResult(hits=hits, meta=merge_meta([r.meta for r in results], len(hits)),
-                        files=_merge_files(results, k))
+    hits = _distinct((item[3] for item in ranked), _hit_key)[:k]
+    meta = merge_meta([r.meta for r in results], len(hits))
+    _count_overlaps(results, meta, len(hits))
+    return SearchResult(hits=hits, meta=meta, files=_merge_files(results, k))
+
+
+def _place(root: str, path: str) -> str:
+    """A file as one absolute path, whichever folder's root it was given under."""
+    return os.path.normpath(os.path.join(root, path))
+
+
+def _hit_key(hit: Hit) -> tuple[str, Hashable]:
+    return hit.root, (_place(hit.root, hit.path), hit.span, hit.citation)
+
+
+def _distinct(items: Iterable[T], key: Callable[[T], tuple[str, Hashable]]) -> list[T]:
+    """`items` in order, without those whose place (`key`: the folder's root, then the place)
+    a folder before them in this order already cited: the first, the best, is kept. Items of
+    one folder are never dropped: a folder has no duplicates of its own."""
+    cited: dict[Hashable, str] = {}
+    out: list[T] = []
+    for item in items:
+        root, place = key(item)
+        if cited.setdefault(place, root) == root:
+            out.append(item)
+    return out
+
+
+def _root(result: SearchResult) -> str | None:
+    """The folder a result came from (None when it cites nothing)."""
+    for hit in result.hits:
+        return hit.root
+    return None
+
+
+def _overlapping(roots: Sequence[str | None]) -> list[list[int]]:
+    """The results in groups of folders that overlap (one root inside another's), each
+    result in one group, in order."""
+    group = list(range(len(roots)))
+
+    def find(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    def nests(a: str, b: str) -> bool:
+        """`b` is strictly under `a`. Two parts with one root are one folder split between
+        two indexes (a team index and the checkout's, `search.overlay`): disjoint paths."""
+        return b.startswith(a.rstrip(os.sep) + os.sep)
+
+    for i, a in enumerate(roots):
+        for j in range(i):
+            b = roots[j]
+            if a is not None and b is not None and (nests(a, b) or nests(b, a)):
+                group[find(i)] = find(j)
+    out: dict[int, list[int]] = {}
+    for i in range(len(roots)):
+        out.setdefault(find(i), []).append(i)
+    return list(out.values())
+
+
+def _count_overlaps(results: Sequence[SearchResult], meta: Meta, shown: int) -> None:
+    """Count the matches of overlapping folders once (see the module's docstring)."""
+    total, lower = 0, meta.count_accuracy != "exact"
+    for members in _overlapping([_root(r) for r in results]):
+        parts = [results[i] for i in members]
+        if len(parts) == 1:
+            total += parts[0].meta.total_matches
+            continue
+        distinct = len(_distinct((h for r in parts for h in r.hits), _hit_key))
+        total += max(distinct, *(r.meta.total_matches for r in parts))
+        lower = True
+    meta.total_matches = total
+    meta.count_accuracy = "lower_bound" if lower else "exact"
+    meta.recall["truncated"] = total > shown or any(
+        bool(r.meta.recall.get("truncated", False)) for r in results)
 
 
 def _merge_files(results: Sequence[SearchResult], k: int) -> list[FileMatch]:
     """The folders' file channels as one: by similarity (one model, so comparable), ties by
-    folder order and rank, then ranked again."""
+    folder order and rank, each file once, then ranked again."""
     ranked = sorted(((-m.score, i, m.rank, m) for i, r in enumerate(results) for m in r.files),
                     key=lambda item: item[:3])
-    return [replace(item[3], rank=n + 1) for n, item in enumerate(ranked[:k])]
+    files = _distinct((item[3] for item in ranked), lambda m: (m.root, _place(m.root, m.path)))
+    return [replace(m, rank=n + 1) for n, m in enumerate(files[:k])]
 
 
 def merge_meta(metas: Sequence[Meta], shown: int) -> Meta:
@@ -116,4 +206,8 @@ def merge_symbols(per_folder: Sequence[Sequence[FolderMatch]], limit: int) -> li
     def key(m: FolderMatch) -> tuple[tuple[float, tuple[object, ...]], int]:
         return merge_key(m.match), m.folder_index
 
-    return sorted((m for items in per_folder for m in items), key=key)[:limit]
+    def place(m: FolderMatch) -> tuple[str, Hashable]:  # overlapping folders: each one once
+        return m.root, (_place(m.root, m.match.row.path), m.match.row.symbol.range)
+
+    ranked = sorted((m for items in per_folder for m in items), key=key)
+    return _distinct(ranked, place)[:limit]

@@ -78,26 +78,53 @@ class Folder:
 
 
 class FolderRegistry:
-    """Open folders by URI, in the order they were added: the deterministic merge order of
-    multi-root answers."""
+    """Open folders by resolved root, in the order they were added: the deterministic merge
+    order of multi-root answers.
+
+    A folder is its resolved root, not its URI: one folder given twice (`.../ws0` and
+    `.../ws0/`, or through a symlink) is one index, which two `Folder`s would open twice and
+    write from two stores. Every URI it was opened under is an alias of it (the first is its
+    `uri`), and it closes when the last of them is removed."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._folders: dict[str, Folder] = {}
+        self._folders: dict[Path, Folder] = {}
+        self._uris: dict[str, Path] = {}  # every URI a folder was opened under -> its root
 
     def add(self, folder: Folder) -> Folder:
-        """The folder registered under its URI: an existing one wins (opening twice is a
+        """The folder registered at `folder`'s root: an existing one wins (opening twice is a
         no-op)."""
         with self._lock:
-            return self._folders.setdefault(folder.uri, folder)
+            found = self._folders.setdefault(folder.root, folder)
+            self._uris[folder.uri] = found.root
+            return found
+
+    def alias(self, uri: str, root: Path) -> Folder | None:
+        """The folder open at `root` (resolved), now also known by `uri`; None if none is."""
+        with self._lock:
+            found = self._folders.get(root)
+            if found is not None:
+                self._uris[uri] = root
+            return found
 
     def get(self, uri: str) -> Folder | None:
         with self._lock:
-            return self._folders.get(uri)
+            root = self._uris.get(uri)
+            return self._folders.get(root) if root is not None else None
+
+    def aliases(self, folder: Folder) -> list[str]:
+        """Every URI `folder` is open under, its own first."""
+        with self._lock:
+            others = [u for u, r in self._uris.items() if r == folder.root and u != folder.uri]
+        return [folder.uri, *others]
 
     def remove(self, uri: str) -> Folder | None:
+        """Forget `uri`; the folder, once no URI names it any more (None until then)."""
         with self._lock:
-            folder = self._folders.pop(uri, None)
+            root = self._uris.pop(uri, None)
+            if root is None or root in self._uris.values():
+                return None
+            folder = self._folders.pop(root, None)
         if folder is not None:
             folder.removed = True
         return folder

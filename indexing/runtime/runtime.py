@@ -77,8 +77,8 @@ class Runtime:
         changed while we were down.
         With `check`, the index is also read through in the background for damage that no
         query or write would meet soon (the refresher runs `Store.verify`)."""
-        existing = self.registry.get(uri)
-        if existing is not None:
+        existing = self.registry.get(uri) or self.registry.alias(uri, root.resolve())
+        if existing is not None:  # the same folder, perhaps spelled otherwise: one index
             return existing
         index = FolderIndex(root, self.settings)
         if index.store.rebuilt_reason:
@@ -103,8 +103,9 @@ class Runtime:
         folder.index.store.verify(lambda: folder.removed or self.refresher.stopping)
 
     def remove_folder(self, uri: str) -> Folder | None:
-        """Forget a folder; work on it stops at its next step, and the writer then closes its
-        index: every connection of every thread, so no file of it stays open."""
+        """Forget a folder's URI, and the folder once no URI of it is left (`FolderRegistry`);
+        work on it stops at its next step, and the writer then closes its index: every
+        connection of every thread, so no file of it stays open."""
         folder = self.registry.remove(uri)
         if folder is not None:
             self.writer.retire(folder)
@@ -136,8 +137,11 @@ class Runtime:
         if changed(old, settings, Scope.INDEX) or set(runtime) - {"debounce_ms"}:
             # A folder's index, indexer and embedder are built from the settings: reopen.
             for folder in self.registry.snapshot():
-                self.remove_folder(folder.uri)
-                self.add_folder(folder.uri, folder.name, folder.root, check=False)
+                uris = self.registry.aliases(folder)
+                for uri in uris:
+                    self.remove_folder(uri)
+                for uri in uris:
+                    self.add_folder(uri, folder.name, folder.root, check=False)
         return [name for scope in Scope for name in changed(old, settings, scope)]
 
     # -- file events -------------------------------------------------------------------------
