@@ -9,7 +9,8 @@ checked against this module, so none of them can drift.
 
 Editors send settings in many shapes (flat, nested under `kebab`, camelCase or snake_case), and
 users mistype them. A bad setting never takes anything down: it becomes a warning the caller
-shows, and the previous value stays in force.
+shows, and the previous value stays in force. A setting the client no longer sends returns to
+its base value (`parse`): LSP configuration is the whole current state, not a patch.
 """
 
 from __future__ import annotations
@@ -213,32 +214,52 @@ def is_setting(key: str) -> bool:
     return _snake(key) in specs()
 
 
-def parse(raw: Any, base: Settings) -> tuple[Settings, list[str]]:
-    """Apply the settings in `raw` on top of `base`.
+def parse(raw: Any, base: Settings, current: Settings | None = None
+          ) -> tuple[Settings, list[str]]:
+    """The settings `raw` states, over `base`, and one warning per entry not applied.
 
-    Returns the new settings and one warning per ignored entry. Accepts a flat object or one
-    nested under `kebab`, in camelCase or snake_case."""
+    `raw` is a whole configuration, as LSP sends it (pushed or pulled): a setting it names
+    takes that value, and one it leaves out takes `base`'s, so removing a setting brings
+    `base`'s value back instead of leaving the removed one in force. A setting it names with
+    an unknown key or a bad value is reported and keeps `current`'s value (by default
+    `base`'s): a typo half-way through an edit does not throw away what was in force.
+
+    Accepts a flat object, one nested under `kebab`, or both, in camelCase or snake_case.
+    Beside a `kebab` section the flat settings apply too (the section wins for a setting
+    both name, and a warning says so); other flat keys there are other tools' sections, left
+    alone. Without a section every key is ours, and an unknown one is reported."""
     data = plain(raw)
     if data is None:
         return base, []
+    keep = current or base
     if not isinstance(data, dict):
-        return base, [f"kebab settings must be an object, got {type(data).__name__}; ignored"]
+        return keep, [f"kebab settings must be an object, got {type(data).__name__}; ignored"]
     if SECTION in data and isinstance(data[SECTION], dict):
-        data = data[SECTION]
+        flat = {key: value for key, value in data.items() if key != SECTION and is_setting(key)}
+        nested: dict[str, Any] = data[SECTION]
+    else:
+        flat, nested = data, {}
     known = specs()
     changes: dict[str, Any] = {}
     warnings: list[str] = []
-    for key in sorted(data):
-        name = _snake(key)
-        spec = known.get(name)
-        if spec is None:
-            warnings.append(f"unknown kebab setting {key!r}; ignored")
-            continue
-        value, problem = spec.check(data[key])
-        if problem:
-            warnings.append(f"kebab setting {key!r} {problem} (got {data[key]!r}); ignored")
-            continue
-        changes[name] = value
+    given: dict[str, str] = {}  # setting -> the key that gave it, flat ones first
+    for entries, where in ((flat, ""), (nested, f" under {SECTION!r}")):
+        for key in sorted(entries):
+            name = _snake(key)
+            spec = known.get(name)
+            if spec is None:
+                warnings.append(f"unknown kebab setting {key!r}{where}; ignored")
+                continue
+            if where and name in given:
+                warnings.append(f"kebab setting {key!r} is given both flat ({given[name]!r}) and "
+                                f"under {SECTION!r}; the one under {SECTION!r} applies")
+            given[name] = key
+            value, problem = spec.check(entries[key])
+            if problem:
+                warnings.append(f"kebab setting {key!r}{where} {problem} "
+                                f"(got {entries[key]!r}); ignored")
+                value = getattr(keep, name)
+            changes[name] = value
     return attrs.evolve(base, **changes), warnings
 
 

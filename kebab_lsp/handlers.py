@@ -87,7 +87,7 @@ def create_server() -> KebabServer:
 @handles(types.INITIALIZE)
 def initialize(ls: KebabServer, params: types.InitializeParams) -> None:
     """Only reads settings (the client waits on this); folders open on `initialized`."""
-    warnings, _ = ls.session.configure(params.initialization_options)
+    warnings, _ = ls.session.start(params.initialization_options)
     for warning in warnings:
         ls.warn_user(warning)  # queued until the client is ready to hear it
     folders = list(params.workspace_folders or [])
@@ -136,6 +136,8 @@ async def did_change_configuration(ls: KebabServer,
         raw = plain(answer[0]) if answer else None
     if isinstance(raw, dict) and raw and SECTION not in raw and not any(map(is_setting, raw)):
         return  # another extension's section: not ours to judge
+    # The whole configuration, even empty (`{"kebab": {}}`, or a pull answering `{}` or
+    # null): what it leaves out returns to its base value (`Session.configure`).
     warnings, changed = ls.session.configure(raw)
     for warning in warnings:
         ls.warn_user(warning)

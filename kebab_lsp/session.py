@@ -72,21 +72,38 @@ class Session:
         self._views: weakref.WeakKeyDictionary[Folder, _View] = weakref.WeakKeyDictionary()
         self._team: tuple[TeamStore, Folder, TeamOverlay] | None = None
         self._team_lock = threading.Lock()
+        #: The settings `initializationOptions` gave over the defaults (`start`).
+        self._base = Settings()
 
     @property
     def settings(self) -> Settings:
         return self.runtime.settings
 
+    def start(self, raw: Any) -> tuple[list[str], list[str]]:
+        """Take `initializationOptions`: (warnings about bad entries, names changed). They
+        are the base the client gave at start, which its later configuration overlays."""
+        self._base, warnings = parse(raw, Settings())
+        return warnings, self._apply(self._base)
+
     def configure(self, raw: Any) -> tuple[list[str], list[str]]:
-        """Apply settings from the client: (warnings about bad entries, names changed)."""
-        new, warnings = parse(raw, self.settings)
+        """Take the client's configuration (`workspace/didChangeConfiguration`, pushed or
+        pulled): (warnings about bad entries, names changed).
+
+        It is the whole current state, not a patch: a setting it names wins over
+        `initializationOptions`; one it leaves out returns to the value
+        `initializationOptions` gave it, else to its default. So a setting the user removes
+        stops being in force, as it would after a restart."""
+        new, warnings = parse(raw, self._base, self.settings)
+        return warnings, self._apply(new)
+
+    def _apply(self, new: Settings) -> list[str]:
         changed = self.runtime.configure(new)
         if {"store", "repo"} & set(changed):
             # Now, not on the next request: a folder that is no team's checkout any more
             # starts completing its index before anyone asks it (`_close_team`).
             with self._team_lock:
                 self._close_team()
-        return warnings, changed
+        return changed
 
     # -- folders -----------------------------------------------------------------------------
 
