@@ -138,11 +138,13 @@ def result_wire(result: SearchResult, explain: bool, include_timing: bool = True
 
 
 def _percent(progress: tuple[int, int] | None) -> dict[str, int] | None:
+    """Progress of a run under way. No total yet (0 of 0: the files are still being found)
+    is 0%, not 100%: a status bar said "indexing 100%" for seconds, then 0%."""
     if progress is None:
         return None
     done, total = progress
     return {"done": done, "total": total,
-            "percentage": 100 if total == 0 else done * 100 // total}
+            "percentage": done * 100 // total if total else 0}
 
 
 def _vectors_wire(folder: Folder, chunks: int) -> dict[str, Any]:

@@ -71,3 +71,22 @@ def test_a_watcher_that_stopped_is_a_warning_in_the_status(tmp_path: Path) -> No
     finally:
         session.close()
         session.writership.close()
+
+
+def test_a_scan_still_finding_its_files_is_at_0_percent_not_100(tmp_path: Path) -> None:
+    """The writer marks a scan (0, 0) until its walk has found the files to write."""
+    session = _session(tmp_path / "index")
+    try:
+        root = _tree(tmp_path / "ws")
+        folder = session.open_folder(root.as_uri(), "ws", root)
+        assert session.runtime.wait_idle(30)
+        status = session.writer_status(folder)
+        for progress, percent in (((0, 0), 0), ((3, 12), 25), ((12, 12), 100)):
+            folder.progress = progress
+            wire = folder_status_wire(folder, status)["progress"]
+            assert wire == {"done": progress[0], "total": progress[1], "percentage": percent}
+        folder.progress = None
+        assert folder_status_wire(folder, status)["progress"] is None
+    finally:
+        session.close()
+        session.writership.close()
