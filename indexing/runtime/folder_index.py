@@ -69,14 +69,10 @@ class FolderIndex:
         self._vectors: VectorIndex | None = None
         self.vector_error: str | None = None if self.settings.embed else "embeddings are off"
         self._shape = json.dumps(index_shape(self.settings), sort_keys=True)
-        recorded = self.store.meta_value(_SHAPE_KEY)
-        self.shape_note: str | None = None
-        if recorded is not None and recorded != self._shape:
-            was = json.loads(recorded)
-            now = index_shape(self.settings)
-            names = ", ".join(sorted(k for k in now if was.get(k) != now[k]))
-            self.shape_note = (f"the index at {self.index_dir} was built with other settings "
-                               f"({names}); the next scan brings it in line")
+        names = self._other_shape()
+        self.shape_note: str | None = None if names is None else (
+            f"the index at {self.index_dir} was built with other settings ({names}); the next "
+            "scan brings it in line")
         #: The team index this one was last completed against (written by the writer).
         self.partial_of: str | None = self.store.meta_value(_PARTIAL_KEY) or None
         self._partial_told: str | None = None
@@ -105,6 +101,27 @@ class FolderIndex:
         from indexing.runtime.lease import mark_scan
 
         mark_scan(self.index_dir, running)
+
+    def _other_shape(self) -> str | None:
+        """The settings, by name, that the index's recorded shape differs in from these;
+        None when it records these (or none yet)."""
+        recorded = self.store.meta_value(_SHAPE_KEY)
+        if recorded is None or recorded == self._shape:
+            return None
+        was = json.loads(recorded)
+        now = index_shape(self.settings)
+        return ", ".join(sorted(k for k in now if was.get(k) != now[k]))
+
+    def built_elsewhere(self) -> str | None:
+        """Why answers read here, from an index another process writes, may lack files these
+        settings index (or hold ones they leave out): that process built it with other
+        settings. Read live: it records its shape after each complete scan."""
+        names = self._other_shape()
+        if names is None:
+            return None
+        return (f"the index at {self.index_dir} is written by another process, with other "
+                f"settings ({names}) than this one's: answers follow those, not these, until "
+                "this process writes it")
 
     def record_shape(self) -> None:
         """After a complete scan: the index now holds what these settings say."""

@@ -51,8 +51,12 @@ class Folder:
     @property
     def incomplete(self) -> str | None:
         """Why this folder's index lacks files for good: partial, and not read as the
-        checkout of its team index here (`FolderIndex.incomplete`)."""
-        return self.index.incomplete(self.baseline)
+        checkout of its team index here (`FolderIndex.incomplete`); or written by another
+        process with other settings (`FolderIndex.built_elsewhere`: this process writes it
+        with its own, after a scan that answers say is building)."""
+        notes = [self.index.incomplete(self.baseline),
+                 None if self.writes else self.index.built_elsewhere()]
+        return "; ".join(n for n in notes if n is not None) or None
 
     @property
     def building(self) -> bool:
