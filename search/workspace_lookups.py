@@ -98,10 +98,17 @@ def resolve_chunk(folder: Indexed, handle: str) -> ChunkRow | None:
 
 
 def name_at(folders: Workspace, path: Path, line: int, col: int) -> str | None:
-    """The name used or defined at a 0-based line and UTF-16 column of a file, or None."""
+    """The name used or defined at a 0-based line and UTF-16 column of a file, or None.
+    Raises InvalidQuery when the index does not hold the file at all: "no name there" would
+    read as the user's mistake while the first index has not reached the file yet."""
     folder, rel = place(folders, path)
     with folder.store.reading():
-        return folder.store.name_at(rel, line, col)
+        name = folder.store.name_at(rel, line, col)
+        if name is None and folder.store.file_by_path(rel) is None:
+            raise InvalidQuery(f"{path} is not in the index (yet): the index may still be "
+                               "building, or the file was skipped (kebab status says which, "
+                               "and why)")
+        return name
 
 
 def symbol_name(folders: Workspace, handle: str) -> str:

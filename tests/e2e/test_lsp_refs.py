@@ -327,3 +327,12 @@ async def test_references_at_a_place_with_no_name_say_where_as_editors_count(
         await s.request("kebab/references", {
             "textDocument": {"uri": (tree / "lib/store.py").as_uri()},
             "position": {"line": line, "character": col}})
+    # A file the index does not hold: not "no name there", which reads as the user's fault.
+    skipped = tree / "node_modules/dep/skipped.py"  # a folder never indexed
+    skipped.parent.mkdir(parents=True)
+    skipped.write_text("def unseen():\n    return unseen()\n")
+    with pytest.raises(JsonRpcInvalidParams, match="skipped.py is not in the index \\(yet\\)"
+                       ": the index may still be building, or the file was skipped"):
+        await s.request("kebab/references", {
+            "textDocument": {"uri": skipped.as_uri()},
+            "position": {"line": 1, "character": 12}})
