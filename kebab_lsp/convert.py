@@ -180,7 +180,8 @@ def folder_status_wire(folder: Folder, writer: WriterStatus) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "lexical_version": stats.lexical_version if stats else 0,
         "last_update": stats.last_update if stats else None,
-        "building": folder.building,
+        # Another process's scan too: a reader's answers say building meanwhile.
+        "building": folder.building_anywhere,
         "progress": _percent(folder.progress),
         "vectors": vectors,
         "skipped": _skipped_wire(folder.last_scan),
@@ -189,7 +190,9 @@ def folder_status_wire(folder: Folder, writer: WriterStatus) -> dict[str, Any]:
                    "changes": writer.changes},
         "error": folder.last_error,
     }
-    problems = [*store.problems(), failure, writer.warning]
+    # Why answers lack files for good (a team checkout's part, or an index another process
+    # writes with other settings): answers say it, and so must the status bar.
+    problems = [*store.problems(), failure, writer.warning, folder.incomplete]
     wire["warnings"] = list(dict.fromkeys(p for p in problems if p is not None))
     return wire
 

@@ -27,6 +27,7 @@ async def test_a_reader_warns_that_the_index_follows_the_writers_settings(
     found = await reader.search(QUERY)
     assert found["hits"] == []
     assert found["meta"]["recall"]["complete"] is False
+    assert status["folders"][0]["warnings"] == found["meta"]["warnings"]  # the status bar too
     assert found["meta"]["warnings"] == [
         f"the index at {status['folders'][0]['index_dir']} is written by another process, "
         "with other settings (exclude) than this one's: answers follow those, not these, "
