@@ -240,10 +240,9 @@ local function start(root, bufnr, auto)
   return vim.lsp.start_client(config) -- Neovim 0.10: no `attach = false`
 end
 
---- The kebab client serving `bufnr` (0: current buffer). With `start` it is started when
---- missing (one client per root, reused). Returns nil and explains why when there is none.
-function M.client(bufnr, start_missing)
-  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+--- The kebab client already serving a file buffer: attached to it, or its root's, or one
+--- whose root holds the file. nil when none does.
+local function client_of_file(bufnr)
   local attached = kebab_clients({ bufnr = bufnr })[1]
   if attached then
     return attached
@@ -255,15 +254,77 @@ function M.client(bufnr, start_missing)
       return c
     end
   end
-  local name = is_file_buffer(bufnr) and normalize(vim.api.nvim_buf_get_name(bufnr)) or nil
+  local name = normalize(vim.api.nvim_buf_get_name(bufnr))
   for _, c in ipairs(all) do
     local croot = normalize(c.root_dir)
     if croot and name and inside(name, croot) then
       return c
     end
   end
-  if not name and #all == 1 then
-    return all[1] -- a scratch/quickfix/help buffer: the only project open
+end
+
+--- The file buffer a user came from to a quickfix, help or scratch buffer: the previous
+--- window's, else the alternate buffer. nil when neither is a file.
+local function origin_of(bufnr)
+  if vim.api.nvim_get_current_buf() == bufnr then
+    local prev = vim.fn.winnr("#")
+    if prev > 0 and prev ~= vim.fn.winnr() then
+      local buf = vim.fn.winbufnr(prev)
+      if buf > 0 and is_file_buffer(buf) then
+        return buf
+      end
+    end
+    local alt = vim.fn.bufnr("#")
+    if alt > 0 and alt ~= bufnr and is_file_buffer(alt) then
+      return alt
+    end
+  end
+end
+
+--- The kebab client serving `bufnr` (0: current buffer). With `start` it is started when
+--- missing (one client per root, reused). A buffer that is not a file (quickfix, help,
+--- scratch) uses the client of the file it was reached from (previous window, alternate
+--- buffer), else the project of the working directory or the only client; with several
+--- projects open and none of these telling which, it fails naming them: a server is never
+--- started on a folder the user did not open. Returns nil and explains why when there is none.
+function M.client(bufnr, start_missing)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not is_file_buffer(bufnr) then
+    local origin = origin_of(bufnr)
+    if origin then
+      return M.client(origin, start_missing)
+    end
+  end
+  local found = is_file_buffer(bufnr) and client_of_file(bufnr) or kebab_clients({ bufnr = bufnr })[1]
+  if found then
+    return found
+  end
+  local root = M.root_for(bufnr)
+  local all = kebab_clients()
+  if not is_file_buffer(bufnr) then
+    for _, c in ipairs(all) do
+      if root and normalize(c.root_dir) == root then
+        return c -- the project of the working directory
+      end
+    end
+    if #all == 1 then
+      return all[1] -- the only project open
+    end
+    if #all > 1 then
+      if not start_missing then
+        return nil
+      end
+      local roots = vim.tbl_map(function(c)
+        return c.root_dir or "?"
+      end, all)
+      table.sort(roots)
+      notify(
+        ("which project? this buffer is not a file of one, and kebab serves %d: %s; run the command from a file of one (or :cd into it)")
+          :format(#roots, table.concat(roots, ", ")),
+        vim.log.levels.ERROR
+      )
+      return nil
+    end
   end
   if not start_missing then
     return nil
