@@ -103,6 +103,31 @@ H.run(function()
     H.eq(#vim.lsp.get_clients({ name = "kebab" }), 1, "no second client")
   end)
 
+  H.check("a `cmd` that is not executable: autostart tells once, a command always", function()
+    local proj = vim.fn.tempname() .. "-typo"
+    vim.fn.mkdir(proj .. "/.git", "p")
+    for i = 1, 3 do
+      vim.fn.writefile({ ("x%d = %d"):format(i, i) }, ("%s/f%d.py"):format(proj, i))
+    end
+    -- setup() autostarts for the files already open, then for each file opened.
+    local from = #H.notes + 1
+    require("kebab").setup({ cmd = { "kebab-lsp-typo" } })
+    for i = 1, 3 do
+      vim.cmd.edit(vim.fn.fnameescape(("%s/f%d.py"):format(proj, i)))
+    end
+    local told = 0
+    for i = from, #H.notes do
+      if H.notes[i].msg:find('"kebab-lsp-typo" is not executable', 1, true) then
+        told = told + 1
+      end
+    end
+    H.eq(told, 1, "errors for setup() and 3 files opened")
+    from = #H.notes + 1
+    vim.cmd("KebabStatus")
+    H.truthy(H.find_note('"kebab-lsp-typo" is not executable', vim.log.levels.ERROR, from), "the command's error")
+    require("kebab").setup({ autostart = false })
+  end)
+
   H.check("setup() rejects bad option types without throwing", function()
     local from = #H.notes + 1
     local ok = pcall(require("kebab").setup, { cmd = "kebab-lsp", autostart = false })

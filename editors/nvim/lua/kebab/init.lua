@@ -211,6 +211,12 @@ local function start(root, bufnr, auto)
   end
   local exe = type(cmd) == "table" and cmd[1] or nil
   if exe and vim.fn.executable(exe) == 0 then
+    -- Told once per command for autostart too (as a missing server is); a command the user
+    -- runs is always answered.
+    if auto and M._bad_cmd_told == exe then
+      return nil
+    end
+    M._bad_cmd_told = exe
     notify(
       ("cannot start the server: %q is not executable (run :KebabInstall, or fix `cmd` in setup())"):format(exe),
       vim.log.levels.ERROR
