@@ -148,6 +148,33 @@ H.run(function()
     H.truthy(text:find("embedding model loads: ", 1, true), "the model line in:\n" .. text)
   end)
 
+  H.check(":checkhealth kebab runs the whole `cmd`: one that cannot start kebab-lsp is an ERROR", function()
+    local python = vim.env.KEBAB_TEST_PYTHON
+    local cases = {
+      -- cmd[1] runs, the rest fails: no such module.
+      { { python, "-m", "kebab_lsp.no_such_module" }, "kebab_lsp.no_such_module --version` fails (exit 1" },
+      -- It runs and answers, but it is Python, not kebab-lsp.
+      { { python }, "printed \"Python 3." },
+    }
+    for _, case in ipairs(cases) do
+      require("kebab").setup({ cmd = case[1], autostart = false })
+      vim.cmd("checkhealth kebab")
+      local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+      vim.cmd("bwipeout!")
+      H.truthy(text:find(case[2], 1, true), "the reason (" .. case[2] .. ") in:\n" .. text)
+      H.truthy(text:find("ERROR server: `" .. table.concat(case[1], " "), 1, true), "an ERROR naming the cmd in:\n" .. text)
+      H.truthy(not text:find("OK server:", 1, true), "no OK server line in:\n" .. text)
+    end
+    -- A cmd with arguments that does start kebab-lsp is OK.
+    local version = vim.trim(vim.fn.system({ "kebab-lsp", "--version" })):match("^kebab%-lsp (%S+)$")
+    require("kebab").setup({ cmd = { python, "-c", "from kebab_lsp.cli import serve_main; serve_main()" }, autostart = false })
+    vim.cmd("checkhealth kebab")
+    local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+    vim.cmd("bwipeout!")
+    H.truthy(text:find("OK server: " .. python .. " " .. H.truthy(version, "kebab-lsp --version"), 1, true), "OK server line in:\n" .. text)
+    require("kebab").setup({ autostart = false })
+  end)
+
   H.check("a server older than the plugin needs: one warning with the upgrade command", function()
     -- The real server, told to report an old version.
     local old = vim.fn.tempname() .. "-old-kebab-lsp"

@@ -54,15 +54,28 @@ function M.check()
       "run :KebabInstall, or fix `cmd` in setup()",
     })
   else
-    local version, err = run({ exe, "--version" })
+    -- The whole command, as a client would start it, with --version added: its other
+    -- arguments (`python -m ...`, a bad flag) are checked too, and the answer must be
+    -- kebab-lsp's own ("kebab-lsp X.Y.Z"), not that of whatever cmd[1] is.
+    local argv = vim.list_extend({ exe }, vim.list_slice(cmd, 2))
+    local shown = table.concat(cmd, " ")
+    local version, err = run(vim.list_extend(vim.deepcopy(argv), { "--version" }))
     local want = kebab.MIN_SERVER_VERSION
     local numbers = vim.tbl_map(tonumber, vim.split(want, ".", { plain = true }))
-    local v = version and version:match("(%d+%.%d+%.%d+)")
-    if v and install.at_least(v, numbers) then
+    local v = version and version:match("^kebab%-lsp%s+v?(%d+%.%d+%.%d+)")
+    local fix = source == "cmd" and "fix `cmd` in setup() (e.g. { \"kebab-lsp\" }), or remove it to use :KebabInstall's server"
+      or "run :KebabInstall"
+    if not version then
+      health.error(("server: `%s --version` fails (%s): the server cannot start (from %s)"):format(
+        shown, tostring(err), from), { fix })
+    elseif not v then
+      health.error(("server: `%s --version` printed %q, not kebab-lsp's version: this command does not start kebab-lsp (from %s)")
+        :format(shown, (version:gsub("\n.*", "")), from), { fix })
+    elseif install.at_least(v, numbers) then
       health.ok(("server: %s %s (from %s)"):format(exe, v, from))
     else
       health.warn(("server: %s %s (from %s) is older than this plugin needs (%s or newer)"):format(
-        exe, v or ("of unknown version: " .. tostring(err)), from, want), {
+        exe, v, from, want), {
         source == "venv" and "run :KebabInstall to upgrade it"
           or ("run :KebabInstall, or reinstall it: pipx install --force " .. (install.source() or "/path/to/kebab-lsp")),
       })
