@@ -159,6 +159,9 @@ H.run(function()
     H.eq(hit.selection.start, { line = 1, character = 34 }, "UTF-16 position from the server")
     H.eq(hit.location.range.start, { line = 1, character = 25 }, "the cited definition starts earlier")
     H.eq(cursor(), { cafe, 2, 37 }, "cursor")
+    -- The picker shows the column the cursor lands on (and quickfix shows), not UTF-16's.
+    H.truthy(vim.startswith(picked.lines[picked.index], "web/cafe.js:2:38  "),
+      "picker line with the byte column: " .. picked.lines[picked.index])
   end)
 
   H.check(":KebabSearch with options (mode=lexical k=3 lang=python) and a prose query", function()
@@ -341,6 +344,8 @@ H.run(function()
     local want_col = vim.str_byteindex(want_line, "utf-16", sym.location.range.start.character, false)
     H.truthy(sym.location.range.start.character < want_col, "non-ASCII before the symbol")
     H.eq(cursor(), { cafe, 2, want_col }, "cursor")
+    H.truthy(vim.startswith(picked.lines[1], ("web/cafe.js:2:%d  brewCoffee"):format(want_col + 1)),
+      "picker line with the byte column: " .. picked.lines[1])
   end)
 
   H.check("vim.lsp.buf.workspace_symbol fills the quickfix list", function()

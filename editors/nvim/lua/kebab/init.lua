@@ -417,6 +417,27 @@ local function position(loc)
   return start_pos.line + 1, start_pos.character + 1
 end
 
+--- 1-based line and byte column of a Location's start: the column quickfix shows and the
+--- cursor lands on. The server's columns are in the negotiated encoding (UTF-16), so the
+--- line is read from its buffer if loaded, else from disk, without loading a buffer.
+local function byte_position(loc, client)
+  local lnum, col = position(loc)
+  if loc.range then
+    local fname = vim.uri_to_fname(loc.uri)
+    local text
+    local bufnr = vim.fn.bufnr(fname)
+    if bufnr > 0 and vim.api.nvim_buf_is_loaded(bufnr) then
+      text = vim.api.nvim_buf_get_lines(bufnr, lnum - 1, lnum, false)[1]
+    elseif vim.fn.filereadable(fname) == 1 then
+      text = vim.fn.readfile(fname, "", lnum)[lnum]
+    end
+    if text then
+      col = util.byte_col(text, loc.range.start.character, client and client.offset_encoding or "utf-16") + 1
+    end
+  end
+  return lnum, col
+end
+
 --- Where a result sends the cursor: a hit's `selection` (its best match) in its location's
 --- document when the server sends one, else the location itself (workspace symbols).
 function M.target(entry)
@@ -426,9 +447,10 @@ function M.target(entry)
   return entry.location
 end
 
---- One picker line for a kebab/search hit: `path:line:col  title (kind)  snippet`.
+--- One picker line for a kebab/search hit: `path:line:col  title (kind)  snippet` (col in
+--- bytes, as quickfix shows it).
 function M.format_hit(hit, client)
-  local line, col = position(M.target(hit))
+  local line, col = byte_position(M.target(hit), client)
   local path = hit.path or relpath(hit.location.uri, client)
   local text = ("%s:%d:%d  %s (%s)"):format(path, line, col, util.one_line(hit.title), hit.kind or "?")
   local snippet = util.first_line(hit.snippet and hit.snippet.text)
@@ -440,7 +462,7 @@ end
 
 --- One picker line for a workspace/symbol result: `path:line:col  name (Kind)  in container`.
 function M.format_symbol(sym, client)
-  local line, col = position(sym.location)
+  local line, col = byte_position(sym.location, client)
   local text = ("%s:%d:%d  %s (%s)"):format(
     relpath(sym.location.uri, client),
     line,
@@ -467,23 +489,8 @@ local function to_quickfix(title, entries, client, text_of)
   local items = {}
   for _, e in ipairs(entries) do
     local loc = M.target(e)
-    local fname = vim.uri_to_fname(loc.uri)
-    local lnum, col = position(loc)
-    -- Quickfix columns are bytes; the server's are in the negotiated encoding (UTF-16).
-    -- Read the line from the buffer if loaded, else from disk, without loading a buffer.
-    if loc.range then
-      local text
-      local bufnr = vim.fn.bufnr(fname)
-      if bufnr > 0 and vim.api.nvim_buf_is_loaded(bufnr) then
-        text = vim.api.nvim_buf_get_lines(bufnr, lnum - 1, lnum, false)[1]
-      elseif vim.fn.filereadable(fname) == 1 then
-        text = vim.fn.readfile(fname, "", lnum)[lnum]
-      end
-      if text then
-        col = util.byte_col(text, loc.range.start.character, client.offset_encoding or "utf-16") + 1
-      end
-    end
-    items[#items + 1] = { filename = fname, lnum = lnum, col = col, text = text_of(e) }
+    local lnum, col = byte_position(loc, client)
+    items[#items + 1] = { filename = vim.uri_to_fname(loc.uri), lnum = lnum, col = col, text = text_of(e) }
   end
   vim.fn.setqflist({}, " ", { title = title, items = items })
   vim.cmd("botright copen")
