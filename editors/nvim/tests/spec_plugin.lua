@@ -397,6 +397,62 @@ H.run(function()
     H.truthy(#res[client.id].result.hits > 0, "search after errors")
   end)
 
+  H.check("answers cut short say so: :KebabSearch k=1, :KebabUsages k=1 (prompt and title)", function()
+    reset_to(users)
+    local got
+    local orig = kebab.search
+    kebab.search = function(query, opts)
+      opts.on_result = function(r)
+        got = r
+      end
+      return orig(query, opts)
+    end
+    stub_select(function()
+      return nil
+    end)
+    vim.cmd("KebabSearch mode=lexical k=1 parse_config")
+    H.wait(5000, function()
+      return picked ~= nil
+    end, "the picker")
+    H.eq(#got.hits, 1, "hits")
+    H.truthy(got.meta.total_matches > 1, "more matches than shown: " .. vim.inspect(got.meta))
+    H.eq(picked.prompt, ("kebab: parse_config [lexical] (1 of %s%d)"):format(
+      got.meta.count_accuracy == "lower_bound" and "at least " or "", got.meta.total_matches), "prompt")
+    vim.fn.setqflist({}, "r")
+    vim.cmd("KebabSearch! mode=lexical k=1 parse_config")
+    kebab.search = orig
+    H.wait(5000, function()
+      return #vim.fn.getqflist() > 0
+    end, "quickfix entries")
+    H.eq(vim.fn.getqflist({ title = 1 }).title, ("kebab search: parse_config (1 of %s%d)"):format(
+      got.meta.count_accuracy == "lower_bound" and "at least " or "", got.meta.total_matches), "quickfix title")
+    vim.cmd("cclose")
+    -- Usages: 2 of them (the call, the import), k=1 asks for one.
+    reset_to(users)
+    vim.api.nvim_win_set_cursor(0, { 16, 6 })
+    stub_select(function()
+      return nil
+    end)
+    vim.cmd("KebabUsages k=1")
+    H.wait(5000, function()
+      return picked ~= nil
+    end, "the usages picker")
+    H.eq(#picked.lines, 1, "one usage shown")
+    H.eq(picked.prompt, "kebab usages: parse_config (1 of 2)", "usages prompt")
+    vim.fn.setqflist({}, "r")
+    vim.cmd("KebabUsages! k=1")
+    H.wait(5000, function()
+      return #vim.fn.getqflist() > 0
+    end, "usages in quickfix")
+    H.eq(vim.fn.getqflist({ title = 1 }).title, "kebab usages: parse_config (1 of 2)", "usages quickfix title")
+    vim.cmd("cclose")
+    -- A bad argument is one clear error.
+    local from = #H.notes + 1
+    vim.cmd("KebabUsages 5")
+    H.truthy(H.find_note('kebab: :KebabUsages: unknown argument "5": :KebabUsages[!] [k=N]', vim.log.levels.ERROR, from),
+      "the error among " .. vim.inspect(vim.list_slice(H.notes, from)))
+  end)
+
   H.check("no results is an info message, not a picker", function()
     local from = #H.notes + 1
     local selected = false

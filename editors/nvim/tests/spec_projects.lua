@@ -119,4 +119,31 @@ H.run(function()
     vim.cmd("tabclose")
   end)
 
+  H.check(":KebabSimilar shows the server's warnings (no vectors: answered lexically)", function()
+    vim.cmd("silent! only")
+    vim.cmd.edit(vim.fn.fnameescape(alpha .. "/alpha.py"))
+    local got
+    local orig = kebab.similar
+    kebab.similar = function(first, last, opts)
+      opts.on_result = function(r)
+        got = r
+      end
+      return orig(first, last, opts)
+    end
+    vim.ui.select = function(_, _, on_choice)
+      on_choice(nil)
+    end
+    local from = #H.notes + 1
+    vim.cmd("1,2KebabSimilar")
+    kebab.similar = orig
+    H.wait(5000, function()
+      return got ~= nil
+    end, "a kebab/similar answer")
+    H.truthy(#got.meta.warnings > 0, "the server sent warnings: " .. vim.inspect(got.meta))
+    H.wait(2000, function()
+      return H.find_note("kebab: " .. table.concat(got.meta.warnings, "; "), vim.log.levels.WARN, from) ~= nil
+    end, "the warning notification (server sent " .. vim.inspect(got.meta.warnings) .. ")")
+    H.truthy(H.find_note("embeddings are off", vim.log.levels.WARN, from), "the no-vectors warning")
+  end)
+
 end, 90000)

@@ -4,7 +4,8 @@
 ---   :KebabSearch[!] [mode=M] [k=N] [lang=L[,L]] [kind=K[,K]] [path=GLOB] [query...]
 ---       kebab/search; ! sends every hit to the quickfix list instead of a picker.
 ---   :KebabSymbols[!] [query]   workspace/symbol; ! sends them to the quickfix list.
----   :KebabUsages[!]            usages of the name under the cursor (kebab/references).
+---   :KebabUsages[!] [k=N]      usages of the name under the cursor (kebab/references), N of
+---                              them (default 100).
 ---   :[range]KebabSimilar[!]    code like the range (default: the current line), by vector
 ---                              (kebab/similar); ! sends the hits to the quickfix list.
 ---   :KebabStatus               kebab/status summary.
@@ -52,6 +53,19 @@ function M.parse_search_args(args)
   return vim.trim(rest), opts
 end
 
+--- `:KebabUsages` arguments: `k=N` or nothing. Returns opts, or nil and a message.
+function M.parse_usages_args(args)
+  local opts = {}
+  for _, word in ipairs(vim.split(args or "", "%s+", { trimempty = true })) do
+    local value = word:match("^[kK]=(.*)$")
+    if not value then
+      return nil, ("unknown argument %q: :KebabUsages[!] [k=N]"):format(word)
+    end
+    opts.k = tonumber(value) or value -- a non-number is left for the server to reject
+  end
+  return opts
+end
+
 local function complete_search(arglead)
   local words = {
     "mode=auto",
@@ -85,8 +99,20 @@ function M.define()
     require("kebab").symbols(query, { quickfix = cmd.bang })
   end, { nargs = "*", bang = true, desc = "kebab: workspace symbols (! = quickfix list)" })
   create("KebabUsages", function(cmd)
-    require("kebab").usages({ quickfix = cmd.bang })
-  end, { nargs = 0, bang = true, desc = "kebab: usages of the name under the cursor" })
+    local opts, err = M.parse_usages_args(cmd.args)
+    if err then
+      return require("kebab")._notify(":KebabUsages: " .. err, vim.log.levels.ERROR)
+    end
+    opts.quickfix = cmd.bang
+    require("kebab").usages(opts)
+  end, {
+    nargs = "?",
+    bang = true,
+    complete = function(arglead)
+      return vim.startswith("k=", arglead) and { "k=" } or {}
+    end,
+    desc = "kebab: usages of the name under the cursor (! = quickfix list)",
+  })
   create("KebabSimilar", function(cmd)
     require("kebab").similar(cmd.line1, cmd.line2, { quickfix = cmd.bang })
   end, { nargs = 0, bang = true, range = true, desc = "kebab: code similar to the range" })

@@ -514,6 +514,35 @@ end
 -- kebab/search
 -- ---------------------------------------------------------------------------------------
 
+--- The count for a title or prompt when the answer holds fewer than all matches:
+--- " (20 of 900)", " (20 of at least 900)" when the count is a lower bound, " (20 shown, more
+--- matched)" when the server cut the answer short without a larger count; "" when complete.
+function M.count_text(meta, shown)
+  meta = type(meta) == "table" and meta or {}
+  local total = tonumber(meta.total_matches)
+  if total and total > shown then
+    return (" (%d of %s%d)"):format(shown, meta.count_accuracy == "lower_bound" and "at least " or "", total)
+  end
+  if type(meta.recall) == "table" and meta.recall.truncated == true then
+    return (" (%d shown, more matched)"):format(shown)
+  end
+  return ""
+end
+
+--- What a kebab/search, kebab/references or kebab/similar answer says of itself, read in one
+--- place: its warnings are shown with vim.notify; returns the hits, the note for an empty
+--- answer (" (index still building)") and the count for the title (M.count_text).
+local function read_answer(result)
+  local meta = type(result) == "table" and type(result.meta) == "table" and result.meta or {}
+  local warnings = type(meta.warnings) == "table" and meta.warnings or {}
+  if #warnings > 0 then
+    notify(table.concat(warnings, "; "), vim.log.levels.WARN)
+  end
+  local hits = type(result) == "table" and type(result.hits) == "table" and result.hits or {}
+  local building = type(meta.index) == "table" and meta.index.building == true
+  return hits, building and " (index still building)" or "", M.count_text(meta, #hits), meta
+end
+
 --- Build kebab/search params from a query and options {mode, k, lang, kind, path_glob, explain}.
 function M.search_params(query, opts)
   opts = opts or {}
@@ -553,26 +582,18 @@ function M.search(query, opts)
     if opts.on_result then
       opts.on_result(result)
     end
-    local meta = type(result.meta) == "table" and result.meta or {}
-    local warnings = type(meta.warnings) == "table" and meta.warnings or {}
-    if #warnings > 0 then
-      notify(table.concat(warnings, "; "), vim.log.levels.WARN)
-    end
-    local hits = type(result.hits) == "table" and result.hits or {}
+    local hits, building, count, meta = read_answer(result)
     if #hits == 0 then
-      local building = type(meta.index) == "table" and meta.index.building == true
-      notify(
-        ("no results for %q%s"):format(query, building and " (index still building)" or ""),
-        vim.log.levels.INFO
-      )
+      notify(("no results for %q%s"):format(query, building), vim.log.levels.INFO)
       return
     end
     if opts.quickfix then
-      return to_quickfix("kebab search: " .. query, hits, client, function(h)
+      return to_quickfix("kebab search: " .. query .. count, hits, client, function(h)
         return util.one_line(h.title) .. " (" .. tostring(h.kind) .. ")"
       end)
     end
-    pick(hits, ("kebab: %s [%s]"):format(query, meta.mode or params.mode or "auto"), "kebab_search", M.format_hit, client, function(hit)
+    local prompt = ("kebab: %s [%s]%s"):format(query, meta.mode or params.mode or "auto", count)
+    pick(hits, prompt, "kebab_search", M.format_hit, client, function(hit)
       M.jump(M.target(hit), client)
     end)
   end, "kebab/search")
@@ -586,11 +607,12 @@ local function show_hits(title, result, client, opts, none)
   if opts.on_result then
     opts.on_result(result)
   end
-  local hits = type(result) == "table" and type(result.hits) == "table" and result.hits or {}
+  local hits, building, count = read_answer(result)
   if #hits == 0 then
-    notify(none, vim.log.levels.INFO)
+    notify(none .. building, vim.log.levels.INFO)
     return
   end
+  title = title .. count
   if opts.quickfix then
     return to_quickfix(title, hits, client, function(h)
       local how = type(h.ref) == "table" and h.ref.kind or h.kind
@@ -603,7 +625,7 @@ local function show_hits(title, result, client, opts, none)
 end
 
 --- Usages of the name under the cursor (kebab/references), calls and imports first.
---- opts: k, quickfix, on_result(result).
+--- opts: k (default 100), quickfix, on_result(result).
 function M.usages(opts)
   opts = opts or {}
   local client = M.client(vim.api.nvim_get_current_buf(), true)
