@@ -146,4 +146,42 @@ H.run(function()
     H.truthy(H.find_note("embeddings are off", vim.log.levels.WARN, from), "the no-vectors warning")
   end)
 
+  H.check(":KebabSymbols during the first index says the index is still building", function()
+    -- A project big enough that its first index takes a while; the question comes at once.
+    local big = parent .. "/big"
+    vim.fn.mkdir(big .. "/.git", "p")
+    for d = 1, 40 do
+      vim.fn.mkdir(("%s/pkg%d"):format(big, d), "p")
+      for f = 1, 100 do
+        local lines = {}
+        for i = 1, 10 do
+          lines[#lines + 1] = ("def func_%d_%d_%d(value):"):format(d, f, i)
+          lines[#lines + 1] = ("    return value + %d"):format(i)
+        end
+        vim.fn.writefile(lines, ("%s/pkg%d/mod%d.py"):format(big, d, f))
+      end
+    end
+    vim.cmd("silent! only")
+    vim.cmd.edit(vim.fn.fnameescape(big .. "/pkg1/mod1.py"))
+    H.wait(15000, function()
+      local c = vim.lsp.get_clients({ name = "kebab", bufnr = 0 })[1]
+      return c and c.initialized
+    end, "the big project's client")
+    local from = #H.notes + 1
+    vim.cmd("KebabSymbols no_such_symbol_anywhere")
+    H.wait(10000, function()
+      return H.find_note('no symbols match "no_such_symbol_anywhere"', vim.log.levels.INFO, from) ~= nil
+    end, "the answer")
+    local note = H.find_note('no symbols match "no_such_symbol_anywhere"', nil, from)
+    H.eq(note.msg, 'kebab: no symbols match "no_such_symbol_anywhere" (index still building)', "message")
+    -- Once built, the same answer has no note.
+    H.wait_indexed(0, 40000)
+    from = #H.notes + 1
+    vim.cmd("KebabSymbols no_such_symbol_anywhere")
+    H.wait(10000, function()
+      return H.find_note('no symbols match "no_such_symbol_anywhere"', vim.log.levels.INFO, from) ~= nil
+    end, "the answer after the index")
+    note = H.find_note('no symbols match "no_such_symbol_anywhere"', nil, from)
+    H.eq(note.msg, 'kebab: no symbols match "no_such_symbol_anywhere"', "message once built")
+  end)
 end, 90000)

@@ -685,8 +685,11 @@ function M.symbols(query, opts)
       end
     end
     if #symbols == 0 then
-      notify(("no symbols match %q"):format(query), vim.log.levels.INFO)
-      return
+      -- workspace/symbol carries no meta: whether the index is still building is asked.
+      return M.building(client, function(building)
+        notify(("no symbols match %q%s"):format(query, building and " (index still building)" or ""),
+          vim.log.levels.INFO)
+      end)
     end
     if opts.quickfix then
       return to_quickfix("kebab symbols: " .. query, symbols, client, function(s)
@@ -702,6 +705,23 @@ end
 -- ---------------------------------------------------------------------------------------
 -- status, reindex, progress
 -- ---------------------------------------------------------------------------------------
+
+--- Call `fn(building)`: whether `client`'s index is still being built (the first index or a
+--- rebuild; embedding does not count), by its $/progress runs, else by kebab/status.
+function M.building(client, fn)
+  for _, run in pairs(progress[client.id] or {}) do
+    local verb = type(run.title) == "string" and run.title:match("^(%a+)") or ""
+    if verb == "Indexing" or verb == "Rebuilding" then
+      return fn(true)
+    end
+  end
+  local ok = util.request(client, "kebab/status", vim.empty_dict(), function(err, result)
+    util.safe(fn)(not err and type(result) == "table" and result.building == true)
+  end)
+  if not ok then
+    fn(false)
+  end
+end
 
 --- Human summary of a kebab/status response.
 function M.format_status(result, client)
