@@ -397,6 +397,24 @@ H.run(function()
     H.truthy(#res[client.id].result.hits > 0, "search after errors")
   end)
 
+  H.check("an explicit filter with no value (lang=, kind=) is an error, not dropped", function()
+    reset_to(cafe)
+    local selected = false
+    vim.ui.select = function()
+      selected = true
+    end
+    for _, case in ipairs({ { "KebabSearch lang= parse_config", "`lang=` needs a value" },
+                            { "KebabSearch kind=, parse_config", "`kind=,` needs a value" } }) do
+      local from = #H.notes + 1
+      local ok, err = pcall(vim.cmd, case[1])
+      H.truthy(ok, case[1] .. " raised " .. tostring(err))
+      local note = H.find_note("kebab: :KebabSearch: " .. case[2], vim.log.levels.ERROR, from)
+      H.truthy(note, "the error for " .. case[1] .. " among " .. vim.inspect(vim.list_slice(H.notes, from)))
+    end
+    vim.wait(500)
+    H.eq(selected, false, "no picker: nothing was searched")
+  end)
+
   H.check("answers cut short say so: :KebabSearch k=1, :KebabUsages k=1 (prompt and title)", function()
     reset_to(users)
     local got

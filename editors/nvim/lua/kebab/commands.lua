@@ -25,7 +25,8 @@ local OPTION_KEYS = {
 }
 
 --- Split `:KebabSearch` arguments into (query, opts). Leading `key=value` words with a known
---- key are options; everything from the first other word on is the query, verbatim.
+--- key are options; everything from the first other word on is the query, verbatim. An
+--- explicit filter with no value (`lang=`, `kind=,`) is an error: (nil, nil, message).
 function M.parse_search_args(args)
   local opts = {}
   local rest = args or ""
@@ -44,6 +45,11 @@ function M.parse_search_args(args)
       opts.k = tonumber(value) or value -- a non-number is left for the server to reject
     elseif field == "lang" or field == "kind" then
       local list = vim.split(value, ",", { trimempty = true })
+      if #list == 0 then
+        -- Sent as an empty list, it would read as no filter at all.
+        local example = field == "lang" and "python or %s=python,go" or "function or %s=class,method"
+        return nil, nil, ("`%s` needs a value, e.g. %s=" .. example):format(word, key, key)
+      end
       opts[field] = #list == 1 and list[1] or list
     else
       opts[field] = value
@@ -85,7 +91,10 @@ end
 function M.define()
   local create = vim.api.nvim_create_user_command
   create("KebabSearch", function(cmd)
-    local query, opts = M.parse_search_args(cmd.args)
+    local query, opts, err = M.parse_search_args(cmd.args)
+    if err then
+      return require("kebab")._notify(":KebabSearch: " .. err, vim.log.levels.ERROR)
+    end
     opts.quickfix = cmd.bang
     require("kebab").search(query, opts)
   end, {
