@@ -12,7 +12,8 @@ Contract kept here, whichever store answers:
 - exact text (quoted, or a code fragment) finds every file containing it, as grep would;
 - a long loop (exact text reads every file that holds the text) passes a checkpoint per step,
   so a cancelled request stops there instead of finishing on a query worker that later
-  requests wait for.
+  requests wait for; the store's read of the candidates' texts before it takes the same
+  checkpoint between its batches of rows.
 """
 
 from __future__ import annotations
@@ -145,13 +146,14 @@ def exact(store: SearchStore, needle: str, filters: Filters, limit: int,
     definition of those kinds count, and the first of them is cited: a file whose first
     occurrence is elsewhere still matches, and the total counts the files returned.
 
-    A common needle is in most files, each read whole: `check` runs before each file and
-    each hit placed, so a cancelled request stops within one file's work."""
+    A common needle is in most files, each read whole: `check` runs between the store's
+    batches of candidate texts (`files_containing`), then before each file and each hit
+    placed, so a cancelled request stops within one batch's or one file's work."""
     if filters.kinds:
         return _exact_in_kinds(store, needle, filters, limit, check)
     found: list[tuple[int, str, Span]] = []  # (-count, path, where the first one is)
     where = _Needle(needle)
-    files = store.files_containing(needle, filters)
+    files = store.files_containing(needle, filters, check)
     for done, (path, _lang, text) in enumerate(files):
         check("exact text, reading files", done, len(files))
         first = text.find(needle)
@@ -176,7 +178,7 @@ def _exact_in_kinds(store: SearchStore, needle: str, filters: Filters, limit: in
     of the files that hold the text inside such a definition, not of every file with it."""
     where = _Needle(needle)
     found: list[tuple[int, str, Span, ChunkRow]] = []
-    files = store.files_containing(needle, filters)
+    files = store.files_containing(needle, filters, check)
     for done, (path, _lang, text) in enumerate(files):
         check("exact text, reading files", done, len(files))
         inside: list[tuple[Span, ChunkRow]] = []

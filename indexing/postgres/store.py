@@ -43,6 +43,7 @@ from indexing.store.connection import StoreError
 from indexing.store.embed_cache import FILE_HEAD_CHARS, EmbeddingSource, FileHead
 from indexing.store.interface import EXTRACTED_BY_KEY, Capabilities
 from indexing.store.refs import FileRow, RefKey, RefRow
+from indexing.store.retrieval import EXACT_BATCH, Checkpoint, go_on
 from indexing.store.rows import SYMBOL_COLUMNS, ChunkRow, SymbolRow, chunk_from, symbol_from
 from indexing.store.writes import FileWrite
 from indexing.store_choice import check_repo, safe_url
@@ -501,15 +502,52 @@ class PgStore:
             raise TeamStoreError("the PostgreSQL store reads no raw FTS5 expression")
         return lexemes.tsquery(query)
 
-    def files_containing(self, needle: str, filters: Filters) -> list[tuple[str, str, str]]:
+    def files_containing(self, needle: str, filters: Filters, check: Checkpoint = go_on
+                         ) -> list[tuple[str, str, str]]:
         """(path, lang, text) of every file whose text contains `needle` exactly, in path
-        order: pg_trgm's index narrows, LIKE confirms, and so does this process."""
+        order: pg_trgm's index narrows, LIKE confirms, and so does this process.
+
+        The matches come through a cursor, `EXACT_BATCH` rows at a time with `check` between
+        batches, so a cancelled search stops with the rest neither confirmed by the server nor
+        sent; unsorted, since an ORDER BY would have the server confirm every match before
+        sending the first. They are sorted here instead, by code point as `COLLATE "C"`
+        orders. How many match is known only at the end, so the checkpoint's total is the
+        files searched (those the filters allow), counted only when a second batch is due."""
         where, args = _filter_sql(replace(filters, kinds=()))
-        rows = self.execute(
-            "SELECT f.path, f.lang, f.text FROM kebab.files f "
-            f"WHERE f.repo = %s AND f.text LIKE %s{where} ORDER BY f.path COLLATE \"C\"",
-            (self.repo, _like(_text(needle)), *args)).fetchall()
-        return [(r[0], r[1], r[2]) for r in rows if needle in r[2]]
+        what = "exact text, files found holding it on the team index, of the files searched"
+        found: list[tuple[str, str, str]] = []
+        searched: int | None = None
+        with self.reading():  # a cursor lives in a transaction
+            # A cursor is planned for its first tenth of rows by default, which picks a scan
+            # of every file's text over the trigram index (on 5,000 files: 69 ms, not 4 ms);
+            # all of them are read unless cancelled, so plan for all, for this cursor alone.
+            self.execute("SET LOCAL cursor_tuple_fraction = 1")
+            self.execute(
+                "DECLARE kebab_files_containing NO SCROLL CURSOR FOR "
+                "SELECT f.path, f.lang, f.text FROM kebab.files f "
+                f"WHERE f.repo = %s AND f.text LIKE %s{where}",
+                (self.repo, _like(_text(needle)), *args))
+            self.execute("SET LOCAL cursor_tuple_fraction TO DEFAULT")
+            try:
+                received = 0
+                while True:
+                    if received:
+                        if searched is None:
+                            searched = int(self._value(
+                                f"SELECT count(*) FROM kebab.files f WHERE f.repo = %s{where}",
+                                (self.repo, *args)))
+                        check(what, received, searched)
+                    rows = self.execute(
+                        f"FETCH FORWARD {EXACT_BATCH} FROM kebab_files_containing").fetchall()
+                    received += len(rows)
+                    found.extend((r[0], r[1], r[2]) for r in rows if needle in r[2])
+                    if len(rows) < EXACT_BATCH:
+                        break
+            finally:  # closed in an outer transaction too; an aborted one closed it already
+                if self._conn.info.transaction_status == TransactionStatus.INTRANS:
+                    self.execute("CLOSE kebab_files_containing")
+        found.sort()
+        return found
 
     def chunks_at(self, path: str, line: int) -> list[ChunkRow]:
         rows = self.execute(

@@ -29,6 +29,7 @@ from indexing.records import Symbol
 from indexing.store.catalog import FileState, Stats
 from indexing.store.embed_cache import EmbeddingSource, FileHead
 from indexing.store.refs import FileRow, RefKey, RefRow
+from indexing.store.retrieval import Checkpoint, go_on
 from indexing.store.rows import ChunkRow, SymbolRow
 from indexing.store.writes import FileWrite
 
@@ -112,7 +113,13 @@ class SearchStore(Protocol):
 
     def file_states(self) -> dict[str, FileState]: ...
 
-    def files_containing(self, needle: str, filters: Filters) -> list[tuple[str, str, str]]: ...
+    def files_containing(self, needle: str, filters: Filters, check: Checkpoint = go_on
+                         ) -> list[tuple[str, str, str]]:
+        """(path, lang, text) of every file whose text contains `needle`, in path order.
+        Reading the candidates' texts is much of an exact search on a large tree, so `check`
+        runs between batches of `retrieval.EXACT_BATCH` rows: a cancelled search stops
+        inside the read instead of after every candidate's text was read."""
+        ...
 
     def chunks_at(self, path: str, line: int) -> list[ChunkRow]: ...
 

@@ -4,7 +4,7 @@ total (ties by path, line, chunk id), so the same index and query give the same 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,23 @@ def exact_trigrams(needle: str) -> list[str]:
         return distinct
     step = len(distinct) / MAX_EXACT_TRIGRAMS
     return [distinct[int(i * step)] for i in range(MAX_EXACT_TRIGRAMS)]
+
+
+#: What a store's long read (here, and on a team index) calls between its batches with
+#: (what, rows done, rows in all): it returns to go on, or raises to stop the read there. A
+#: store names no exception of its caller's: search passes a checkpoint that raises its own
+#: `Cancelled`, whose message then says how far the read got, so a request given up on stops
+#: inside the read rather than after it.
+Checkpoint = Callable[[str, int, int], None]
+
+#: Rows a long read takes between two checkpoints: on a 5,000-file tree, reading every file's
+#: text for exact search takes about 0.1 s, so 500 of them are about 10 ms of work that a
+#: cancelled request still does; fewer would cost a statement per few files for nothing.
+EXACT_BATCH = 500
+
+
+def go_on(what: str, done: int, total: int) -> None:
+    """The checkpoint of a caller that never gives up (the command line, evaluation)."""
 
 
 _RANK_SQL = f"bm25(chunks_fts, {', '.join(str(w) for w in FTS_WEIGHTS)})"
@@ -254,7 +271,7 @@ class Retrieval(StoreConnection):
             raise QuerySyntaxError(str(exc)) from exc
 
     def files_containing(
-        self, needle: str, filters: Filters
+        self, needle: str, filters: Filters, check: Checkpoint = go_on
     ) -> list[tuple[str, str, str]]:
         """(path, lang, text) of every file whose text contains `needle` exactly, in path
         order.
@@ -263,22 +280,33 @@ class Retrieval(StoreConnection):
         trigrams (`exact_trigrams`); each candidate's text is then searched for the needle, so
         recall equals grep's and the work does not grow with the needle. A needle under three
         characters has no trigram and every file is searched.
+
+        Reading and unpacking the candidates' texts is a quarter of an exact search's time
+        (0.1 s on a 5,000-file tree), so it runs in batches of `EXACT_BATCH` rows with `check`
+        between them: a cancelled search stops there. The first batch follows straight on the
+        caller's own check and the cheap read of candidate ids, so it is not checked again.
         """
         where, args = _filter_sql(replace(filters, kinds=()))
         trigrams = exact_trigrams(needle)
         select = ("SELECT f.path, f.lang, unpack(t.text) FROM file_text t "
                   "JOIN files f ON f.id = t.file_id")
-        if not trigrams:
-            rows = self.conn.execute(f"{select} WHERE 1{where}", args)
-            return sorted((r[0], r[1], r[2]) for r in rows if needle in r[2])
-        expr = " AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams)
         found: list[tuple[str, str, str]] = []
         seen = 0
         with self.reading():  # one state: a candidate without its text is then damage
-            candidates = [r[0] for r in self.conn.execute(
-                "SELECT rowid FROM text_trigram WHERE text_trigram MATCH ?", (expr,))]
-            for start in range(0, len(candidates), 500):
-                part = candidates[start : start + 500]
+            if trigrams:
+                expr = " AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams)
+                what = "exact text, reading the files the trigram index proposes"
+                candidates = [r[0] for r in self.conn.execute(
+                    "SELECT rowid FROM text_trigram WHERE text_trigram MATCH ?", (expr,))]
+            else:  # ids alone first, so that every file's text is read in checked batches too
+                what = "exact text, reading every file (a needle under 3 characters)"
+                candidates = [r[0] for r in self.conn.execute(
+                    f"SELECT t.file_id FROM file_text t JOIN files f ON f.id = t.file_id "
+                    f"WHERE 1{where}", args)]
+            for start in range(0, len(candidates), EXACT_BATCH):
+                if start:
+                    check(what, start, len(candidates))
+                part = candidates[start : start + EXACT_BATCH]
                 for r in self.conn.execute(
                         f"{select} WHERE t.file_id IN ({','.join('?' * len(part))}){where}",
                         (*part, *args)):

@@ -11,6 +11,8 @@ import pytest
 
 from indexing.filters import Filters
 from indexing.settings import Settings
+from indexing.store import retrieval
+from indexing.store.texts import Packed, unpack_text
 from kebab_lsp.workspace import Workspace
 from search import lexical
 from search.engine import Cancelled
@@ -92,3 +94,46 @@ def test_a_search_nobody_cancels_is_unchanged(ws: Workspace) -> None:
     answer = ws.searcher.search(req, should_stop=never)
     assert [h.path for h in answer.hits] == [h.path for h in ws.searcher.search(req).hits]
     assert never.calls > FILES  # it was asked at every file
+
+
+class CountingUnpack:
+    """The index's own `unpack` SQL function, counting the file texts it inflates: a real
+    read of the real index, seen from inside SQLite (the store's own batches say nothing)."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.raw = ws.store.conn.raw  # this thread's connection: the search runs here too
+        self.calls = 0
+
+    def __call__(self, blob: Packed | None) -> str | None:
+        self.calls += 1
+        return unpack_text(blob)
+
+    def __enter__(self) -> CountingUnpack:
+        self.raw.create_scalar_function("unpack", self, 1, deterministic=True)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.raw.create_scalar_function("unpack", unpack_text, 1, deterministic=True)
+
+
+@pytest.mark.parametrize(("needle", "where"), [
+    ("shared_name_", "exact text, reading the files the trigram index proposes"),
+    ("sh", "exact text, reading every file (a needle under 3 characters)"),
+])
+def test_a_search_cancelled_while_the_store_reads_texts_stops_there(
+        ws: Workspace, monkeypatch: pytest.MonkeyPatch, needle: str, where: str) -> None:
+    """The store reads and unpacks every candidate's text before the per-file loop starts (a
+    quarter of an exact search on a large tree): a cancel stops that read between batches.
+    A batch of 10 stands for the 500 of a real tree, with 60 files standing for thousands."""
+    monkeypatch.setattr(retrieval, "EXACT_BATCH", 10)
+    req = SearchRequest(f'"{needle}"', mode="lexical", k=50)
+    with CountingUnpack(ws) as whole:
+        assert ws.searcher.search(req).meta.total_matches == FILES
+    assert whole.calls == FILES
+
+    stop = StopAt(2)  # given up on while the third batch of texts is due
+    with CountingUnpack(ws) as read, pytest.raises(Cancelled) as caught:
+        ws.searcher.search(req, should_stop=stop)
+    assert read.calls == 20  # two batches inflated, not all 60
+    assert stop.calls == 2
+    assert str(caught.value) == f"{where} (20 of {FILES} done)"
