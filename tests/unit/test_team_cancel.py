@@ -1,0 +1,104 @@
+"""A cancelled exact search on a team index stops inside the store's read of the matching
+files, as on SQLite (test_cancel_in_loops.py): the matches come from PostgreSQL a batch at a
+time, and a request given up on leaves the rest unsent rather than fetching every file's text
+before its first check."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from bench.postgres_server import OWNER, PgCluster
+from indexing.postgres import store as pg_store
+from indexing.postgres.team_index import index_repository
+from indexing.settings import Settings
+from kebab_lsp.team import TeamWorkspace
+from search.engine import Cancelled
+from search.types import SearchRequest
+
+pytestmark = pytest.mark.postgres
+
+FILES = 60
+SETTINGS = Settings(workers=1, embed=False)
+
+
+@pytest.fixture
+def team(tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> Iterator[TeamWorkspace]:
+    root = tmp_path / "repo"
+    for i in range(FILES):
+        path = root / f"pkg/mod_{i:03}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"def shared_name_{i}(value):\n    return value + {i}\n")
+    url = pg_cluster.url(pg_database, OWNER)
+    index_repository(root, url, "repo", SETTINGS)
+    workspace = TeamWorkspace(url, "repo", SETTINGS)
+    yield workspace
+    workspace.close()
+
+
+class StopAt:
+    """A `should_stop` that says stop from its `at`-th call on, counting every call."""
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+        self.calls = 0
+
+    def __call__(self) -> bool:
+        self.calls += 1
+        return self.calls >= self.at
+
+
+class FetchedRows:
+    """The rows the store's statements brought back from PostgreSQL that hold a file's text
+    (path, lang, text): what crossed the wire, whatever the store's batches say."""
+
+    def __init__(self, team: TeamWorkspace, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.texts = 0
+        execute = team.store.execute
+
+        def counting(query: str, params: Sequence[Any] | None = None
+                     ) -> psycopg.Cursor[Any]:
+            cursor = execute(query, params)
+            if "kebab_files_containing" in str(query) or "f.text LIKE" in str(query):
+                rows = cursor.fetchall() if cursor.description else []
+                self.texts += sum(1 for r in rows if len(r) == 3)
+                return _Rows(rows)  # type: ignore[return-value]
+            return cursor
+
+        monkeypatch.setattr(team.store, "execute", counting)
+
+
+class _Rows:
+    """Rows already fetched, read again as the cursor they came from."""
+
+    def __init__(self, rows: list[Any]) -> None:
+        self.rows = rows
+
+    def fetchall(self) -> list[Any]:
+        return self.rows
+
+
+def test_a_team_search_cancelled_while_reading_matches_stops_there(
+        team: TeamWorkspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pg_store, "EXACT_BATCH", 10)  # 10 stand for 500, 60 for thousands
+    req = SearchRequest('"shared_name_"', mode="lexical", k=50)
+    whole = team.searcher.search(req)
+    assert whole.meta.total_matches == FILES and len(whole.hits) == 50
+    fetched = FetchedRows(team, monkeypatch)
+    assert [h.path for h in team.searcher.search(req).hits] == [h.path for h in whole.hits]
+    assert fetched.texts == FILES
+
+    fetched.texts = 0
+    stop = StopAt(2)  # given up on while the third batch is due
+    with pytest.raises(Cancelled) as caught:
+        team.searcher.search(req, should_stop=stop)
+    assert fetched.texts == 20  # two batches sent, not all 60
+    assert stop.calls == 2
+    assert str(caught.value) == ("exact text, files found holding it on the team index, of "
+                                 f"the files searched (20 of {FILES} done)")
+    # The transaction the cursor lived in is over: the store answers the next request.
+    assert team.searcher.search(req).meta.total_matches == FILES
