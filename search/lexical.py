@@ -18,7 +18,6 @@ Contract kept here, whichever store answers:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from indexing.filters import Filters
@@ -26,6 +25,7 @@ from indexing.lexical_query import LexicalQuery
 from indexing.positions import utf16_len
 from indexing.records import Span
 from indexing.store import ChunkRow, QuerySyntaxError, SearchStore
+from indexing.store.retrieval import Checkpoint, go_on  # the stores' long reads take it too
 from indexing.text import has_unspaced_words
 from search.query import ParsedQuery, content_terms, fill_terms
 from search.types import InvalidQuery
@@ -51,15 +51,6 @@ class LexicalResult:
     # How many chunks hold every term (or the exact text): they lead `ranked`. Zero for raw
     # FTS5 expressions, whose matches say nothing about completeness.
     complete: int = 0
-
-
-#: Called at each step of a long loop with (what, steps done, steps in all); raises to stop the
-#: request there (the engine's `Cancelled`, which the counts let say how far it got).
-Checkpoint = Callable[[str, int, int], None]
-
-
-def go_on(what: str, done: int, total: int) -> None:
-    """The checkpoint of a caller that never gives up (the command line, evaluation)."""
 
 
 def normalize_bm25(raw: float) -> float:
