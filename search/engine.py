@@ -7,6 +7,7 @@ cannot serve, the answer is lexical with a warning, never an error.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -169,7 +170,11 @@ class _Idle:
 
 
 class Searcher:
-    """Answers requests over one workspace root's index."""
+    """Answers requests over one workspace root's index.
+
+    Hits cite files under `root` as given (made absolute, symlinks kept): the path the
+    client opened. Resolving it would cite a workspace opened through a symlink at its real
+    path, a place the editor takes for another file than the one it has open."""
 
     def __init__(
         self,
@@ -179,7 +184,7 @@ class Searcher:
         status: IndexStatus | None = None,
         settings: Callable[[], Settings] = Settings,
     ) -> None:
-        self.root = root.resolve()
+        self.root = Path(os.path.abspath(root))
         self.store = store
         self._source = vectors
         self._status: IndexStatus = status or _Idle()
