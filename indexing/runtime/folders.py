@@ -43,10 +43,23 @@ class Folder:
     embedding: tuple[int, int] | None = None
     last_sync: SyncSummary | None = None
     open_paths: set[str] = field(default_factory=set)  # workspace-relative, embedded first
+    #: The root as the client opened it (its first URI's path, absolute, symlinks kept), or
+    #: None for `root`: see `cited_root`.
+    opened_as: Path | None = None
 
     @property
     def root(self) -> Path:
+        """The resolved root: what the folder is keyed by, and what events (resolved, see
+        `events.normalize`) are matched against."""
         return self.index.root
+
+    @property
+    def cited_root(self) -> Path:
+        """Where answers cite this folder's files: the root the client opened. A workspace
+        opened through a symlink (a symlinked home, macOS's /tmp) cited at its resolved root
+        would have the editor open a second buffer, outside the workspace, for a file it
+        already has open."""
+        return self.opened_as or self.root
 
     @property
     def incomplete(self) -> str | None:

@@ -17,6 +17,7 @@ succeeds and the index catches up.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -83,7 +84,8 @@ class Runtime:
         index = FolderIndex(root, self.settings)
         if index.store.rebuilt_reason:
             self.listener.warn(f"{index.root}: {index.store.rebuilt_reason}")
-        folder = self.registry.add(Folder(uri=uri, name=name, index=index))
+        folder = self.registry.add(Folder(uri=uri, name=name, index=index,
+                                          opened_as=Path(os.path.abspath(root))))
         if folder.index is not index:  # another thread opened it first
             index.close()
             return folder
@@ -140,8 +142,8 @@ class Runtime:
                 uris = self.registry.aliases(folder)
                 for uri in uris:
                     self.remove_folder(uri)
-                for uri in uris:
-                    self.add_folder(uri, folder.name, folder.root, check=False)
+                for uri in uris:  # the first (its `uri`) opens it, as it was opened
+                    self.add_folder(uri, folder.name, folder.cited_root, check=False)
         return [name for scope in Scope for name in changed(old, settings, scope)]
 
     # -- file events -------------------------------------------------------------------------
