@@ -51,9 +51,12 @@ class Indexed:
     scope: Filters = Filters()
 
     def relative(self, path: Path) -> str | None:
-        """`path` (resolved) relative to this folder's root, or None when it lies outside."""
-        if path == self.root or self.root in path.parents:
-            return path.relative_to(self.root).as_posix()
+        """`path` (resolved) relative to this folder's root, or None when it lies outside.
+        The root is resolved here too: it is the path the client opened (hits cite it), which
+        may lead through a symlink."""
+        root = self.root.resolve()
+        if path == root or root in path.parents:
+            return path.relative_to(root).as_posix()
         return None
 
     def answers_for(self, rel: str) -> bool:
