@@ -172,7 +172,7 @@ def folder_status_wire(folder: Folder, writer: WriterStatus) -> dict[str, Any]:
         vectors = {"enabled": False, "reason": "the index cannot be read"}
     wire = {
         "uri": folder.uri,
-        "root": str(folder.root),
+        "root": str(folder.cited_root),  # where its answers cite files
         "index_dir": str(folder.index.index_dir),
         "files": stats.files if stats else 0,
         "symbols": stats.symbols if stats else 0,

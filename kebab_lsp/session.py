@@ -142,7 +142,7 @@ class Session:
         view = self._views.get(folder)
         if view is None:
             index = folder.index
-            searcher = Searcher(folder.root, index.store, vectors=index, status=folder,
+            searcher = Searcher(folder.cited_root, index.store, vectors=index, status=folder,
                                 settings=lambda: self.settings)
             # The lexical version moves on every committed batch: one cheap read per query.
             symbols = SymbolIndex(index.store, index.store.lexical_version,
@@ -206,7 +206,7 @@ class Session:
 
             try:
                 team = TeamOverlay(
-                    choice, folder.root, folder.index.store, folder, lambda: self.settings,
+                    choice, folder.cited_root, folder.index.store, folder, lambda: self.settings,
                     local_vectors=folder.index,
                     on_baseline=lambda baseline: self.runtime.set_baseline(folder, baseline),
                     settled=lambda: not folder.building)
@@ -258,12 +258,13 @@ class Session:
                 result = self.view(folder).symbols.match(query, limit)
             except (StoreCorrupt, StoreClosed, StoreUnwritable):
                 continue  # damaged and being rebuilt (the user was told): the other folders
-            per_folder.append([FolderMatch(index, str(folder.root), m) for m in result.items])
+            per_folder.append([FolderMatch(index, str(folder.cited_root), m)
+                               for m in result.items])
         return merge_symbols(per_folder, limit)
 
     def group(self, result: SearchResult) -> Grouped:
         """A search's answer as definitions, files and blocks (`search.grouping`)."""
-        stores = {str(f.root): f.index.store for f in self.folders()}
+        stores = {str(f.cited_root): f.index.store for f in self.folders()}  # as hits cite
         return group(result.hits, stores.get, result.files)
 
     # -- lookups by handle, name or place (`search.workspace_lookups`) ----------------------
@@ -271,7 +272,8 @@ class Session:
 
     def indexed(self) -> list[Indexed]:
         """The open folders as the lookups see them, in merge order."""
-        return [Indexed(f.root, f.index.store, self.view(f).searcher) for f in self.folders()]
+        return [Indexed(f.cited_root, f.index.store, self.view(f).searcher)
+                for f in self.folders()]
 
     def _lookup(self, ask: Callable[[Workspace], T]) -> T:
         team = self._team_overlay()
