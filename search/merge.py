@@ -25,6 +25,7 @@ protocol adapter's.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -67,9 +68,17 @@ def merge_results(results: Sequence[SearchResult], k: int, mode: str) -> SearchR
     return SearchResult(hits=hits, meta=meta, files=_merge_files(results, k))
 
 
+@functools.lru_cache(maxsize=64)
+def _real(root: str) -> str:
+    """A folder's root with its symlinks resolved: a folder cites files under the path the
+    editor opened, so one opened through a symlink and one nested in it, opened by its real
+    path, name the same files by two spellings."""
+    return os.path.realpath(root)
+
+
 def _place(root: str, path: str) -> str:
     """A file as one absolute path, whichever folder's root it was given under."""
-    return os.path.normpath(os.path.join(root, path))
+    return os.path.normpath(os.path.join(_real(root), path))
 
 
 def _hit_key(hit: Hit) -> tuple[str, Hashable]:
@@ -114,7 +123,8 @@ def _overlapping(roots: Sequence[str | None]) -> list[list[int]]:
     for i, a in enumerate(roots):
         for j in range(i):
             b = roots[j]
-            if a is not None and b is not None and (nests(a, b) or nests(b, a)):
+            if a is not None and b is not None and (nests(_real(a), _real(b))
+                                                    or nests(_real(b), _real(a))):
                 group[find(i)] = find(j)
     out: dict[int, list[int]] = {}
     for i in range(len(roots)):

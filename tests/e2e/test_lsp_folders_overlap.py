@@ -86,3 +86,23 @@ async def test_a_nested_folder_cites_and_counts_each_match_once(
     assert [x.location.uri for x in symbols if x.name == "get_user_by_id"] == [
         (workspace / "app/users.py").as_uri()]
     assert len(symbols) == len(await single.symbols("get_user_by_id"))
+
+
+async def test_a_nested_folder_by_its_real_path_in_one_opened_through_a_symlink(
+        start_server: StartFn, workspace: Path, tmp_path: Path) -> None:
+    """The outer folder cites files under the symlink the editor opened, the inner one under
+    its real path: the same places by two spellings, still cited and counted once."""
+    link = tmp_path / "link"
+    link.symlink_to(workspace)
+    single = await start_server([link], index_dir=tmp_path / "single")
+    await single.wait_idle()
+    alone = await single.search(QUERY)
+    assert all(uri.startswith(link.as_uri() + "/") for uri, _ in places(alone))
+
+    s = await start_server([link, workspace / "app"])
+    await s.wait_idle()
+    both = await s.search(QUERY)
+    assert len(places(both)) == len(places(alone))
+    assert sorted(r for _, r in places(both)) == sorted(r for _, r in places(alone))
+    assert (both["meta"]["total_matches"], both["meta"]["count_accuracy"]) == (
+        alone["meta"]["total_matches"], "lower_bound")
