@@ -310,7 +310,11 @@ class Searcher:
                 if (hit.path, hit.span) not in seen:
                     seen.add((hit.path, hit.span))
                     hits.append(hit)
-        self._meta(meta, plan, lex, vec, hits, window)
+        # Left out: a candidate not shown, or more beyond what either arm read.
+        cut = (taken < len(candidates)
+               or (vec is not None and len(vec.ranked) + vec.stale >= window)
+               or (lex is not None and lex.total > len(lex.ranked)))
+        self._meta(meta, plan, lex, vec, hits, window, cut)
         if not hits and (filters.langs or filters.path_glob):
             meta.warnings.extend(filter_notes.unmatched(
                 filters, self._stats().langs, self.store.file_states))
@@ -497,6 +501,7 @@ class Searcher:
         vec: vector.VectorResult | None,
         hits: list[Hit],
         window: int,
+        cut: bool,
     ) -> None:
         if lex is not None:
             meta.query_plan = lex.plan
@@ -516,7 +521,7 @@ class Searcher:
         meta.total_matches = max(len(hits), lex.total if lex else 0)
         meta.count_accuracy = "lower_bound"
         meta.recall = {"complete": False, "ranking_scope": "candidate_window",
-                       "truncated": bool(hits)}  # nothing shown: nothing was cut off either
+                       "truncated": cut}  # every chunk a candidate and shown: nothing cut
         meta.query_plan = f"{meta.query_plan}+vector" if meta.query_plan else "vector"
         meta.score = {"kind": "rrf_normalized" if plan == "hybrid" else "cosine_similarity",
                       "direction": "higher_is_better"}

@@ -714,3 +714,15 @@ def test_an_empty_vector_answer_under_a_filter_says_why_and_cuts_nothing(
             "how are users stored", mode=mode, filters=Filters(path_glob="nowhere/**")))
         assert result.hits == [] and result.meta.recall["truncated"] is False, mode
         assert any("matches path_glob 'nowhere/**'" in w for w in result.meta.warnings), mode
+
+
+def test_a_vector_answer_that_shows_every_chunk_is_not_cut_off(corpus: Workspace) -> None:
+    """Every chunk is a vector candidate: an answer is cut off when some were left out, not
+    whenever it has hits (a client then said "more matched" of a whole small tree)."""
+    chunks = corpus.store.stats().chunks
+    for mode in ("vector", "hybrid"):
+        everything = corpus.searcher.search(SearchRequest("how are users stored", mode=mode,
+                                                          k=chunks + 10))
+        assert everything.hits and everything.meta.recall["truncated"] is False, mode
+        one = corpus.searcher.search(SearchRequest("how are users stored", mode=mode, k=1))
+        assert len(one.hits) == 1 and one.meta.recall["truncated"] is True, mode
