@@ -154,11 +154,12 @@ class Session:
     def reindex(self, uris: list[str]) -> list[Folder]:
         """Rebuild the named folders (every folder when none is named) from scratch; raises
         KeyError naming the URIs that are not open folders."""
-        folders = {f.uri: f for f in self.folders()}
+        folders = {uri: f for f in self.folders() for uri in self.runtime.registry.aliases(f)}
         missing = [u for u in uris if u not in folders]
         if missing:
             raise KeyError(", ".join(missing))
-        chosen = [folders[u] for u in uris] if uris else list(folders.values())
+        chosen = (list(dict.fromkeys(folders[u] for u in uris)) if uris
+                  else list(dict.fromkeys(folders.values())))
         for folder in chosen:
             if not folder.writes:
                 self.runtime.listener.warn(

@@ -51,6 +51,12 @@ async def test_one_folder_under_two_spellings_is_opened_once(
     assert [x.location.uri for x in await s.symbols("UserService")] == [
         (workspace / "app/users.py").as_uri()]
 
+    # Either spelling names the folder to rebuild: once.
+    answer = await s.client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="kebab.reindex", arguments=[slash, workspace.as_uri()]))
+    assert to_json(answer) == {"queued": [str(workspace.resolve())]}
+    await s.wait_idle()
+
     # Closing one spelling leaves the folder open under the other; closing both closes it.
     change_folders(s, removed=[slash])
     assert places(await s.search(QUERY)) == places(alone)
