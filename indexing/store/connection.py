@@ -363,8 +363,7 @@ class StoreConnection:
             return exc
         if generation is not None and generation != self._generation and (
                 _is_damage(exc) or isinstance(exc, apsw.ConnectionClosedError)):
-            return StoreClosed(f"the index at {self.index_dir} was rebuilt or closed while "
-                               "this was reading it; ask again")
+            return self._replaced()
         if _is_damage(exc):
             reason = f"{type(exc).__name__}: {exc}"
             self.mark_damaged(reason)
@@ -378,9 +377,19 @@ class StoreConnection:
                                "this was reading it; ask again")
         return exc
 
-    def damaged_read(self, what: str) -> StoreCorrupt:
+    def _replaced(self) -> StoreClosed:
+        return StoreClosed(f"the index at {self.index_dir} was rebuilt or closed while this "
+                           "was reading it; ask again")
+
+    def damaged_read(self, what: str) -> StoreCorrupt | StoreClosed:
         """Damage a read found by itself (rows one table promises and another lacks): recorded
-        like SQLite's own corruption errors, returned to raise."""
+        like SQLite's own corruption errors, returned to raise. Unless this thread read a
+        database a rebuild has since replaced (`reset` waits a moment for readers, then
+        deletes the files under them): rows missing there are the rebuild's, and marking
+        the new database damaged started a second rebuild of a rebuild the user asked for."""
+        used: GuardedConnection | None = getattr(self._local, "conn", None)
+        if used is not None and used.generation != self._generation:
+            return self._replaced()
         self.mark_damaged(what)
         return StoreCorrupt(f"the index at {self.index_dir} is damaged ({what}); it is rebuilt "
                             "from the files")

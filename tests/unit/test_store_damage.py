@@ -272,3 +272,27 @@ def test_a_fresh_index_is_not_mistaken_for_an_empty_one(tmp_path: Path) -> None:
     assert store.rebuilt_reason is None
     store.close()
     assert Store(tmp_path / "idx").rebuilt_reason is None
+
+
+def test_rows_missing_from_a_database_a_rebuild_replaced_are_not_damage(
+        copy: tuple[Path, Path]) -> None:
+    """A read on a connection to the database a rebuild (`reset`) replaced under it finds
+    rows missing: that is the rebuild, not damage. Marked as damage, it started a second
+    rebuild of the new index."""
+    _, index_dir = copy
+    store = Store(index_dir)
+    try:
+        assert store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0] > 0
+        rebuild = threading.Thread(target=store.reset)  # another thread: the writer's
+        rebuild.start()
+        rebuild.join(30)
+        missing = store.damaged_read("3 full-text match(es) have no chunk")
+        assert "was rebuilt or closed while this was reading it" in str(missing)
+        assert store.damage is None and not (index_dir / DAMAGE_MARK).exists()
+        # This thread's next read is of the new database, where missing rows are damage.
+        assert store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == 0
+        assert isinstance(store.damaged_read("1 full-text match(es) have no chunk"),
+                          StoreCorrupt)
+        assert store.damage is not None
+    finally:
+        store.close()
