@@ -390,21 +390,28 @@ class Writer:
         if not ended:  # a failed scan leaves the last complete one on record
             folder.last_scan = summary
         folder.progress = None
+        said: str | None = None
         if not cancelled:
             folder.last_error = None
             folder.index.record_shape()
             folder.index.record_partial(running.baseline)
             stats = folder.index.store.stats()
             team = summary.team_note(always=True) if running.baseline is not None else ""
-            running.sink.end(f"{stats.files} files, {stats.symbols} symbols{team}")
+            said = f"{stats.files} files, {stats.symbols} symbols{team}"
             self._listener.log("info", f"{running.verb.lower()} {folder.root}: "
                                        f"{summary.describe()}")
             self._on_written(folder, summary.written_paths)
         elif not ended:
-            running.sink.end("stopped")
+            said = "stopped"
         with self._cond:
             folder.pending_work -= 1
             self._running = None
+            # Ended once the scan no longer counts as work, and before anyone waiting for
+            # idle wakes: a client that hears the end and asks at once finds the scan done
+            # (kebab/status said building for a moment after the progress had ended). A
+            # sink only queues a message, so holding the lock meanwhile costs nothing.
+            if said is not None:
+                running.sink.end(said)
             self._cond.notify_all()
 
     def _apply(self, due: list[_Pending]) -> None:

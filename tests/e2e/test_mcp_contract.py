@@ -262,11 +262,15 @@ async def test_a_wrong_type_is_said_plainly(tmp_path: Path) -> None:
     async with mcp_session([ws], tmp_path / "index", NO_EMBED) as s:
         message = await error(s, "read_file_lines", path="src/users/store.py",
                               start_line="abc")
-        assert message == ("Error executing tool read_file_lines: 'start_line': input should "
-                           "be a valid integer, unable to parse string as an integer, got "
-                           "'abc'")
+        assert message == ("Error executing tool read_file_lines: 'start_line' must be an "
+                           "integer ≥ 1, got 'abc'")
         message = await error(s, "build_index", rebuild="maybe")
-        assert "'rebuild': input should be a valid boolean" in message
+        assert message == ("Error executing tool build_index: 'rebuild' must be true or "
+                           "false, got 'maybe'")
+        # What pydantic still checks is said the same way.
+        message = await error(s, "find_references", name=5)
+        assert message == ("Error executing tool find_references: 'name': input should be a "
+                           "valid string, got 5")
         assert "http" not in message and "Arguments" not in message
 
 
