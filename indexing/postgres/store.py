@@ -507,45 +507,24 @@ class PgStore:
         """(path, lang, text) of every file whose text contains `needle` exactly, in path
         order: pg_trgm's index narrows, LIKE confirms, and so does this process.
 
-        The matches come through a cursor, `EXACT_BATCH` rows at a time with `check` between
-        batches, so a cancelled search stops with the rest neither confirmed by the server nor
-        sent; unsorted, since an ORDER BY would have the server confirm every match before
-        sending the first. They are sorted here instead, by code point as `COLLATE "C"`
-        orders. How many match is known only at the end, so the checkpoint's total is the
-        files searched (those the filters allow), counted only when a second batch is due."""
+        The matching files are found first, by id (one statement, the trigram index's plan),
+        and their texts read `EXACT_BATCH` at a time with `check` between batches, so a
+        cancelled search stops with the rest unsent. A cursor over the texts stopped sooner
+        still, but the plan it got made a common string's search three times slower (Django:
+        p95 152 ms, not 46)."""
         where, args = _filter_sql(replace(filters, kinds=()))
-        what = "exact text, files found holding it on the team index, of the files searched"
+        what = "exact text, reading the files that hold it on the team index"
         found: list[tuple[str, str, str]] = []
-        searched: int | None = None
-        with self.reading():  # a cursor lives in a transaction
-            # A cursor is planned for its first tenth of rows by default, which picks a scan
-            # of every file's text over the trigram index (on 5,000 files: 69 ms, not 4 ms);
-            # all of them are read unless cancelled, so plan for all, for this cursor alone.
-            self.execute("SET LOCAL cursor_tuple_fraction = 1")
-            self.execute(
-                "DECLARE kebab_files_containing NO SCROLL CURSOR FOR "
-                "SELECT f.path, f.lang, f.text FROM kebab.files f "
-                f"WHERE f.repo = %s AND f.text LIKE %s{where}",
-                (self.repo, _like(_text(needle)), *args))
-            self.execute("SET LOCAL cursor_tuple_fraction TO DEFAULT")
-            try:
-                received = 0
-                while True:
-                    if received:
-                        if searched is None:
-                            searched = int(self._value(
-                                f"SELECT count(*) FROM kebab.files f WHERE f.repo = %s{where}",
-                                (self.repo, *args)))
-                        check(what, received, searched)
-                    rows = self.execute(
-                        f"FETCH FORWARD {EXACT_BATCH} FROM kebab_files_containing").fetchall()
-                    received += len(rows)
-                    found.extend((r[0], r[1], r[2]) for r in rows if needle in r[2])
-                    if len(rows) < EXACT_BATCH:
-                        break
-            finally:  # closed in an outer transaction too; an aborted one closed it already
-                if self._conn.info.transaction_status == TransactionStatus.INTRANS:
-                    self.execute("CLOSE kebab_files_containing")
+        with self.reading():
+            ids = [r[0] for r in self.execute(
+                f"SELECT f.id FROM kebab.files f WHERE f.repo = %s AND f.text LIKE %s{where}",
+                (self.repo, _like(_text(needle)), *args))]
+            for start in range(0, len(ids), EXACT_BATCH):
+                if start:
+                    check(what, start, len(ids))
+                found.extend((r[0], r[1], r[2]) for r in self.execute(
+                    "SELECT path, lang, text FROM kebab.files WHERE id = ANY(%s)",
+                    (ids[start : start + EXACT_BATCH],)) if needle in r[2])
         found.sort()
         return found
 

@@ -1,7 +1,7 @@
 """A cancelled exact search on a team index stops inside the store's read of the matching
-files, as on SQLite (test_cancel_in_loops.py): the matches come from PostgreSQL a batch at a
-time, and a request given up on leaves the rest unsent rather than fetching every file's text
-before its first check."""
+files, as on SQLite (test_cancel_in_loops.py): the matching files' texts come from PostgreSQL
+a batch at a time, and a request given up on leaves the rest unsent rather than fetching every
+file's text before its first check."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ class FetchedRows:
         def counting(query: str, params: Sequence[Any] | None = None
                      ) -> psycopg.Cursor[Any]:
             cursor = execute(query, params)
-            if "kebab_files_containing" in str(query) or "f.text LIKE" in str(query):
+            if "f.text LIKE" in str(query) or "text FROM kebab.files" in str(query):
                 rows = cursor.fetchall() if cursor.description else []
                 self.texts += sum(1 for r in rows if len(r) == 3)
                 return _Rows(rows)  # type: ignore[return-value]
@@ -80,6 +80,9 @@ class _Rows:
 
     def fetchall(self) -> list[Any]:
         return self.rows
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.rows)
 
 
 def test_a_team_search_cancelled_while_reading_matches_stops_there(
@@ -98,7 +101,7 @@ def test_a_team_search_cancelled_while_reading_matches_stops_there(
         team.searcher.search(req, should_stop=stop)
     assert fetched.texts == 20  # two batches sent, not all 60
     assert stop.calls == 2
-    assert str(caught.value) == ("exact text, files found holding it on the team index, of "
-                                 f"the files searched (20 of {FILES} done)")
-    # The transaction the cursor lived in is over: the store answers the next request.
+    assert str(caught.value) == ("exact text, reading the files that hold it on the team "
+                                 f"index (20 of {FILES} done)")
+    # The read's transaction is over: the store answers the next request.
     assert team.searcher.search(req).meta.total_matches == FILES
