@@ -8,6 +8,8 @@ progress. Everything else (search meta, status requests, the symbol matcher) onl
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +17,16 @@ from pathlib import Path
 from indexing.indexer import Baseline, IndexSummary
 from indexing.runtime.folder_index import FolderIndex
 from indexing.vector_index import SyncSummary
+
+
+def directory_identity(root: Path) -> tuple[int, int] | None:
+    """Which directory `root` is (device and inode), or None when there is none: a root
+    deleted and created again (a re-clone) is another directory by the same name."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
 
 
 @dataclass(eq=False)
@@ -34,6 +46,7 @@ class Folder:
     # Written by the writer only.
     pending_work: int = 0  # scans and event batches queued or running for this folder
     progress: tuple[int, int] | None = None  # (files written, files to write) of a scan
+    scanned_root: tuple[int, int] | None = None  # the directory the last scan walked
     last_scan: IndexSummary | None = None  # the last scan that ended (a failed one: not)
     last_error: str | None = None
     # Written by the store's watcher (runtime.py), from whichever thread found the trouble.

@@ -173,7 +173,7 @@ class Runtime:
 
     @property
     def building(self) -> bool:
-        return not self.writer.idle or any(f.building for f in self.registry.snapshot())
+        return self.writer.indexing or any(f.building for f in self.registry.snapshot())
 
     def wait_idle(self, timeout: float | None = None, embedding: bool = False) -> bool:
         """Wait for indexing (and, with `embedding`, for vectors) to settle."""

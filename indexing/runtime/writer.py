@@ -39,7 +39,7 @@ from pathlib import Path
 from indexing.discover import DEFAULT_SKIP_DIRS, is_ignore_file
 from indexing.indexer import Baseline, IndexSummary, ScanJob
 from indexing.runtime.events import Clock, EventQueue, FileEvent
-from indexing.runtime.folders import Folder, FolderRegistry
+from indexing.runtime.folders import Folder, FolderRegistry, directory_identity
 from indexing.runtime.listener import Listener, ProgressSink
 from indexing.store import StoreError
 
@@ -91,6 +91,7 @@ class Writer:
         self._merge_after: dict[Folder, float] = {}  # folder -> no merge before (clock time)
         self._eager = False  # upkeep at once, no quiet spell (`wait_upkept`)
         self._busy = False
+        self._upkeeping = False  # the job running is upkeep (a merge, a checkpoint)
         self._stopping = False
         self._thread: threading.Thread | None = None
 
@@ -165,6 +166,16 @@ class Writer:
         with self._cond:
             return self._idle_locked()
 
+    @property
+    def indexing(self) -> bool:
+        """Work that changes what the index holds is queued or running. Upkeep (merging the
+        full-text index's segments, a checkpoint) changes no answer, so it is not "building":
+        after a large first index it runs for a while, and status said building meanwhile."""
+        with self._cond:
+            return not self._idle_locked() and not (
+                self._upkeeping and self._running is None and not self._scans
+                and not self._retiring and len(self._events) == 0)
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         with self._cond:
             return self._cond.wait_for(self._idle_locked, timeout)
@@ -195,7 +206,7 @@ class Writer:
                 self._listener.log("error", f"indexing failed: {type(exc).__name__}: {exc}")
             finally:
                 with self._cond:
-                    self._busy = False
+                    self._busy = self._upkeeping = False
                     self._last_work = self._clock()
                     self._cond.notify_all()
 
@@ -230,7 +241,7 @@ class Writer:
                     return lambda: self._apply(due)
                 upkeep, upkeep_s = self._upkeep()
                 if upkeep is not None:
-                    self._busy = True
+                    self._busy = self._upkeeping = True
                     return upkeep
                 waits = [w for w in (self._wait_s(), upkeep_s) if w is not None]
                 self._cond.wait(min(waits) if waits else None)
@@ -347,6 +358,7 @@ class Writer:
         verb = "Rebuilding" if rebuild else "Indexing"
         sink = self._listener.begin(f"{verb} {folder.name}")
         folder.progress = (0, 0)
+        folder.scanned_root = directory_identity(folder.root)
         # After a change of settings, rules on content (secrets) may decide otherwise about
         # files that did not change: read them all again.
         job = folder.index.indexer.scan(rebuild, reread=folder.index.shape_note is not None,
@@ -462,13 +474,16 @@ class Writer:
 
 def needs_scan(folder: Folder, path: Path) -> bool:
     """An event only a walk can interpret: a directory, or a file of ignore rules. The root
-    itself, deleted or created (a re-clone, `git worktree remove` and `add`), is one too: the
-    walk of a root that is gone empties the index, of a new one indexes its tree."""
+    itself is one when it is no longer the directory the last scan walked: deleted, or
+    created again (a re-clone, `git worktree remove` and `add`); the walk of a root that is
+    gone empties the index, of a new one indexes its tree. Any other event on the root (its
+    time or mode changed) asks nothing: a walk of thousands of files for it said building
+    again right after the first index."""
     rel = folder.relative(path)
     if rel is None:
         return False
     if rel == ".":
-        return True
+        return directory_identity(folder.root) != folder.scanned_root
     if is_ignore_file(rel):
         return True
     if any(p in DEFAULT_SKIP_DIRS for p in rel.split("/")):

@@ -22,14 +22,12 @@ each agent); exactly one of them writes each index: the holder of its writer lea
 
 from __future__ import annotations
 
-import os
-import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from indexing.runtime.folders import Folder
+from indexing.runtime.folders import Folder, directory_identity
 from indexing.runtime.lease import WriterLease
 
 if TYPE_CHECKING:
@@ -52,14 +50,6 @@ ROOT_CHECK_S = 0.5
 #: The watcher's state while its root does not exist.
 ROOT_GONE = "the folder is gone; waiting for it to be created again"
 
-
-def _identity(root: Path) -> tuple[int, int] | None:
-    """Which directory `root` is (device and inode), or None when there is none."""
-    try:
-        st = os.stat(root)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
 
 
 class Watcher:
@@ -93,10 +83,11 @@ class Watcher:
         try:
             first = True
             while not self._stop.is_set():
-                identity = _identity(self.root)
+                identity = directory_identity(self.root)
                 if identity is None and not first:
                     self.state = ROOT_GONE
-                    if not self._stop.wait(ROOT_CHECK_S) and _identity(self.root) is not None:
+                    back = not self._stop.wait(ROOT_CHECK_S) and directory_identity(self.root)
+                    if back:
                         self._on_change([self.root])  # a new directory took the name: walk it
                     continue
                 # A root missing from the start is no watch at all: that fails, and says so.
@@ -123,10 +114,10 @@ class Watcher:
                     paths = [p for p in paths if p != self._skip and self._skip not in p.parents]
                 if paths:
                     self._on_change(paths)
-                if _identity(self.root) != identity:
+                if directory_identity(self.root) != identity:
                     return
         except Exception:
-            if _identity(self.root) == identity:  # not the root going away: a real failure
+            if directory_identity(self.root) == identity:  # not the root going away: a real failure
                 raise
 
     @property

@@ -706,20 +706,30 @@ end
 -- status, reindex, progress
 -- ---------------------------------------------------------------------------------------
 
---- Call `fn(building)`: whether `client`'s index is still being built (the first index or a
---- rebuild; embedding does not count), by its $/progress runs, else by kebab/status.
-function M.building(client, fn)
+--- Whether one of `client`'s $/progress runs is an index being built (the first index or a
+--- rebuild; embedding does not count).
+local function indexing_run(client)
   for _, run in pairs(progress[client.id] or {}) do
     local verb = type(run.title) == "string" and run.title:match("^(%a+)") or ""
     if verb == "Indexing" or verb == "Rebuilding" then
-      return fn(true)
+      return true
     end
   end
+  return false
+end
+
+--- Call `fn(building)`: whether `client`'s index is still being built, as kebab/status says
+--- (the server's own count of its work), else by its $/progress runs. Status first: a run's
+--- end and a status answer are two messages, and the one read first must not decide.
+function M.building(client, fn)
   local ok = util.request(client, "kebab/status", vim.empty_dict(), function(err, result)
-    util.safe(fn)(not err and type(result) == "table" and result.building == true)
+    if err or type(result) ~= "table" then
+      return util.safe(fn)(indexing_run(client))
+    end
+    util.safe(fn)(result.building == true)
   end)
   if not ok then
-    fn(false)
+    fn(indexing_run(client))
   end
 end
 
