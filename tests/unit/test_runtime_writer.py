@@ -254,3 +254,38 @@ def test_the_writer_checkpoints_only_after_a_quiet_spell(
         assert not store.unsettled
     finally:
         rt.stop()
+
+
+def test_upkeep_is_not_building(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Merging the full-text index's segments changes no answer: while it runs, the writer
+    is busy but the runtime is not building (after a large first index, status said building
+    for seconds, and an editor told "index still building" of a finished index)."""
+    recorder = Recorder()
+    rt = runtime(tmp_path, recorder)
+    tree = make_tree(tmp_path / "tree", 12)
+    folder = rt.add_folder(tree.as_uri(), "tree", tree)
+    rt.start()
+    try:
+        assert rt.wait_idle(60) and not rt.building
+        merging, release = threading.Event(), threading.Event()
+        step = folder.index.store.merge_step
+
+        def held_step() -> bool:
+            merging.set()
+            release.wait(30)
+            return step()
+
+        monkeypatch.setattr(folder.index.store, "merge_step", held_step)
+        folder.index.store.fragmented = True
+        upkept = threading.Thread(target=rt.finish_upkeep, args=(30,))
+        upkept.start()
+        assert merging.wait(30)
+        assert not rt.writer.idle and not rt.building  # busy merging, not building
+        rt.scan(folder)  # work that does change the index is building, merge or not
+        assert rt.building
+        release.set()
+        upkept.join(30)
+        assert rt.wait_idle(60) and not rt.building
+    finally:
+        release.set()
+        rt.stop()
