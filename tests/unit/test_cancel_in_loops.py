@@ -6,6 +6,7 @@ work's own stop shows it)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -21,14 +22,19 @@ from search.types import SearchRequest
 FILES = 60
 
 
-@pytest.fixture(scope="module")
-def ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    base = tmp_path_factory.mktemp("cancel-loops")
-    root = base / "repo"
+def shared_name_tree(root: Path) -> Path:
+    """`FILES` files that all hold the text `shared_name_`: an exact search reads them all."""
     for i in range(FILES):
         path = root / f"pkg/mod_{i:03}.py"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"def shared_name_{i}(value):\n    return value + {i}\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    base = tmp_path_factory.mktemp("cancel-loops")
+    root = shared_name_tree(base / "repo")
     workspace = Workspace(root, Settings(index_dir=str(base / "idx"), workers=1, embed=False))
     workspace.indexer.index()
     yield workspace

@@ -11,6 +11,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from test_cancel_in_loops import FILES, StopAt, shared_name_tree
 
 from bench.postgres_server import OWNER, PgCluster
 from indexing.postgres import store as pg_store
@@ -22,34 +23,17 @@ from search.types import SearchRequest
 
 pytestmark = pytest.mark.postgres
 
-FILES = 60
 SETTINGS = Settings(workers=1, embed=False)
 
 
 @pytest.fixture
 def team(tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> Iterator[TeamWorkspace]:
-    root = tmp_path / "repo"
-    for i in range(FILES):
-        path = root / f"pkg/mod_{i:03}.py"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"def shared_name_{i}(value):\n    return value + {i}\n")
+    root = shared_name_tree(tmp_path / "repo")
     url = pg_cluster.url(pg_database, OWNER)
     index_repository(root, url, "repo", SETTINGS)
     workspace = TeamWorkspace(url, "repo", SETTINGS)
     yield workspace
     workspace.close()
-
-
-class StopAt:
-    """A `should_stop` that says stop from its `at`-th call on, counting every call."""
-
-    def __init__(self, at: int) -> None:
-        self.at = at
-        self.calls = 0
-
-    def __call__(self) -> bool:
-        self.calls += 1
-        return self.calls >= self.at
 
 
 class FetchedRows:
