@@ -143,6 +143,20 @@ function H.capture_notify()
   end
 end
 
+--- Hand every answer `module[name]` gets (its last argument's `on_result`) to `fn` too, as a
+--- command calls it; returns the function that puts the original back.
+function H.on_result(module, name, fn)
+  local orig = module[name]
+  module[name] = function(...)
+    local opts = select(select("#", ...), ...)
+    opts.on_result = fn
+    return orig(...)
+  end
+  return function()
+    module[name] = orig
+  end
+end
+
 --- The first recorded notification matching `pattern` (plain find) at `level` (optional),
 --- recorded at or after index `from`.
 function H.find_note(pattern, level, from)

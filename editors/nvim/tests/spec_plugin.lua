@@ -167,13 +167,9 @@ H.run(function()
   H.check(":KebabSearch with options (mode=lexical k=3 lang=python) and a prose query", function()
     reset_to(cafe)
     local got
-    local orig = kebab.search
-    kebab.search = function(query, opts)
-      opts.on_result = function(r)
-        got = r
-      end
-      return orig(query, opts)
-    end
+    local restore = H.on_result(kebab, "search", function(r)
+      got = r
+    end)
     stub_select(function(items)
       for i, hit in ipairs(items) do
         if hit.path == "app/users.py" and hit.symbol == "parse_config" then
@@ -182,7 +178,7 @@ H.run(function()
       end
     end)
     local ok, err = pcall(vim.cmd, "KebabSearch mode=lexical k=3 lang=python YAML config file")
-    kebab.search = orig
+    restore()
     H.truthy(ok, "command ran: " .. tostring(err))
     H.wait(5000, function()
       return vim.api.nvim_buf_get_name(0) == users
@@ -246,13 +242,9 @@ H.run(function()
   H.check(":[range]KebabSimilar leaves the range out", function()
     reset_to(users)
     local got
-    local orig = kebab.similar
-    kebab.similar = function(first, last, opts)
-      opts.on_result = function(r)
-        got = r
-      end
-      return orig(first, last, opts)
-    end
+    local restore = H.on_result(kebab, "similar", function(r)
+      got = r
+    end)
     stub_select(function()
       return nil
     end)
@@ -260,7 +252,7 @@ H.run(function()
     H.wait(5000, function()
       return got ~= nil
     end, "a kebab/similar answer")
-    kebab.similar = orig
+    restore()
     H.eq(got.meta.intent.name, "similar", "intent")
     H.truthy(#got.hits > 0, "some hits")
     for _, hit in ipairs(got.hits) do
@@ -418,13 +410,9 @@ H.run(function()
   H.check("answers cut short say so: :KebabSearch k=1, :KebabUsages k=1 (prompt and title)", function()
     reset_to(users)
     local got
-    local orig = kebab.search
-    kebab.search = function(query, opts)
-      opts.on_result = function(r)
-        got = r
-      end
-      return orig(query, opts)
-    end
+    local restore = H.on_result(kebab, "search", function(r)
+      got = r
+    end)
     stub_select(function()
       return nil
     end)
@@ -438,7 +426,7 @@ H.run(function()
       got.meta.count_accuracy == "lower_bound" and "at least " or "", got.meta.total_matches), "prompt")
     vim.fn.setqflist({}, "r")
     vim.cmd("KebabSearch! mode=lexical k=1 parse_config")
-    kebab.search = orig
+    restore()
     H.wait(5000, function()
       return #vim.fn.getqflist() > 0
     end, "quickfix entries")

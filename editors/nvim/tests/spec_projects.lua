@@ -123,19 +123,15 @@ H.run(function()
     vim.cmd("silent! only")
     vim.cmd.edit(vim.fn.fnameescape(alpha .. "/alpha.py"))
     local got
-    local orig = kebab.similar
-    kebab.similar = function(first, last, opts)
-      opts.on_result = function(r)
-        got = r
-      end
-      return orig(first, last, opts)
-    end
+    local restore = H.on_result(kebab, "similar", function(r)
+      got = r
+    end)
     vim.ui.select = function(_, _, on_choice)
       on_choice(nil)
     end
     local from = #H.notes + 1
     vim.cmd("1,2KebabSimilar")
-    kebab.similar = orig
+    restore()
     H.wait(5000, function()
       return got ~= nil
     end, "a kebab/similar answer")
