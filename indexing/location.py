@@ -1,6 +1,9 @@
 """Where a workspace's index lives: the user cache dir, one subfolder per workspace.
 
-Nothing is ever written inside the workspace. The subfolder name carries a hash of the
+By default nothing is written inside the workspace, so a checkout stays clean and its own
+tools never see kebab's files. A user can still point `indexDir` inside it (or open a folder
+that holds the cache, such as a home directory); discovery then skips that folder
+(`index_dir`), so the index never indexes itself. The subfolder name carries a hash of the
 absolute root so two checkouts with the same folder name never share an index. What all
 workspaces share (the embedding model's optimized graph) sits beside them in `_models`, a
 name no workspace subfolder can take (those always end in `-<hash>`).

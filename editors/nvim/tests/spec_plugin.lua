@@ -261,6 +261,28 @@ H.run(function()
     end
   end)
 
+  H.check(":KebabSimilar k=1 asks for one hit; a bad argument is one clear error", function()
+    reset_to(users)
+    local got
+    local restore = H.on_result(kebab, "similar", function(r)
+      got = r
+    end)
+    stub_select(function()
+      return nil
+    end)
+    vim.cmd("9,10KebabSimilar k=1")
+    H.wait(5000, function()
+      return got ~= nil
+    end, "a kebab/similar answer")
+    restore()
+    H.eq(#got.hits, 1, "hits")
+    H.truthy(got.meta.total_matches > 1, "more matched than shown: " .. vim.inspect(got.meta))
+    local from = #H.notes + 1
+    vim.cmd("KebabSimilar 5")
+    H.truthy(H.find_note('kebab: :KebabSimilar: unknown argument "5": :[range]KebabSimilar[!] [k=N]',
+      vim.log.levels.ERROR, from), "the error among " .. vim.inspect(vim.list_slice(H.notes, from)))
+  end)
+
   H.check(":KebabSearch! fills the quickfix list", function()
     reset_to(cafe)
     vim.fn.setqflist({}, "r")

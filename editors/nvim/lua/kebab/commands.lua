@@ -6,8 +6,9 @@
 ---   :KebabSymbols[!] [query]   workspace/symbol; ! sends them to the quickfix list.
 ---   :KebabUsages[!] [k=N]      usages of the name under the cursor (kebab/references), N of
 ---                              them (default 100).
----   :[range]KebabSimilar[!]    code like the range (default: the current line), by vector
----                              (kebab/similar); ! sends the hits to the quickfix list.
+---   :[range]KebabSimilar[!] [k=N]  code like the range (default: the current line), by vector
+---                              (kebab/similar), N hits (default search.k); ! sends them to the
+---                              quickfix list.
 ---   :KebabStatus               kebab/status summary.
 ---   :KebabReindex              rebuild the index from scratch (kebab.reindex).
 ---   :KebabInstall [python]     the server, into a private venv from this plugin's checkout.
@@ -59,13 +60,14 @@ function M.parse_search_args(args)
   return vim.trim(rest), opts
 end
 
---- `:KebabUsages` arguments: `k=N` or nothing. Returns opts, or nil and a message.
-function M.parse_usages_args(args)
+--- `:KebabUsages` and `:KebabSimilar` arguments: `k=N` or nothing. Returns opts, or nil and
+--- a message naming `usage`, the command's own synopsis.
+function M.parse_k_args(args, usage)
   local opts = {}
   for _, word in ipairs(vim.split(args or "", "%s+", { trimempty = true })) do
     local value = word:match("^[kK]=(.*)$")
     if not value then
-      return nil, ("unknown argument %q: :KebabUsages[!] [k=N]"):format(word)
+      return nil, ("unknown argument %q: %s"):format(word, usage or ":KebabUsages[!] [k=N]")
     end
     opts.k = tonumber(value) or value -- a non-number is left for the server to reject
   end
@@ -88,6 +90,10 @@ local function complete_search(arglead)
   end, words)
 end
 
+local function complete_k(arglead)
+  return vim.startswith("k=", arglead) and { "k=" } or {}
+end
+
 function M.define()
   local create = vim.api.nvim_create_user_command
   create("KebabSearch", function(cmd)
@@ -108,7 +114,7 @@ function M.define()
     require("kebab").symbols(query, { quickfix = cmd.bang })
   end, { nargs = "*", bang = true, desc = "kebab: workspace symbols (! = quickfix list)" })
   create("KebabUsages", function(cmd)
-    local opts, err = M.parse_usages_args(cmd.args)
+    local opts, err = M.parse_k_args(cmd.args, ":KebabUsages[!] [k=N]")
     if err then
       return require("kebab")._notify(":KebabUsages: " .. err, vim.log.levels.ERROR)
     end
@@ -117,14 +123,23 @@ function M.define()
   end, {
     nargs = "?",
     bang = true,
-    complete = function(arglead)
-      return vim.startswith("k=", arglead) and { "k=" } or {}
-    end,
+    complete = complete_k,
     desc = "kebab: usages of the name under the cursor (! = quickfix list)",
   })
   create("KebabSimilar", function(cmd)
-    require("kebab").similar(cmd.line1, cmd.line2, { quickfix = cmd.bang })
-  end, { nargs = 0, bang = true, range = true, desc = "kebab: code similar to the range" })
+    local opts, err = M.parse_k_args(cmd.args, ":[range]KebabSimilar[!] [k=N]")
+    if err then
+      return require("kebab")._notify(":KebabSimilar: " .. err, vim.log.levels.ERROR)
+    end
+    opts.quickfix = cmd.bang
+    require("kebab").similar(cmd.line1, cmd.line2, opts)
+  end, {
+    nargs = "?",
+    bang = true,
+    range = true,
+    complete = complete_k,
+    desc = "kebab: code similar to the range (! = quickfix list)",
+  })
   create("KebabStatus", function()
     require("kebab").show_status()
   end, { nargs = 0, desc = "kebab: index status" })
