@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # lsprotocol.types costs about 0.6 s of CPU to import; the CL
     from lsprotocol import types as lsp
 
     from indexing.indexer import IndexSummary
-    from indexing.runtime import Folder
+    from indexing.runtime import Folder, Unopened
     from kebab_lsp.session import WriterStatus
     from search.merge import FolderMatch
 
@@ -195,6 +195,13 @@ def folder_status_wire(folder: Folder, writer: WriterStatus) -> dict[str, Any]:
     problems = [*store.problems(), failure, writer.warning, folder.incomplete]
     wire["warnings"] = list(dict.fromkeys(p for p in problems if p is not None))
     return wire
+
+
+def unopened_wire(folder: Unopened) -> dict[str, Any]:
+    """A workspace folder with no index here, and why: a status bar must not look healthy
+    (or say no folder is open) while one of the user's folders is not searched at all."""
+    return {"uri": folder.uri, "name": folder.name,
+            "root": str(folder.root) if folder.root else None, "reason": folder.reason}
 
 
 def _partial_wire(folder: Folder) -> dict[str, Any] | None:

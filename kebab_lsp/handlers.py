@@ -27,6 +27,7 @@ from kebab_lsp.convert import (
     lsp_location,
     result_wire,
     symbol_wire,
+    unopened_wire,
     workspace_symbol,
 )
 from kebab_lsp.server import KebabServer
@@ -299,7 +300,8 @@ async def status(ls: KebabServer, params: Any = None) -> dict[str, Any]:
     # with final counts, never as idle with stale ones; and a folder that was building when
     # it was read keeps the answer building, so the two never disagree.
     building = ls.session.runtime.building or any(f["building"] for f in listed)
-    return {"folders": listed, "building": building}
+    unopened = [unopened_wire(u) for u in ls.session.runtime.unopened_folders()]
+    return {"folders": listed, "building": building, "unopened": unopened}
 
 
 def reindex(ls: KebabServer, *args: Any) -> dict[str, Any]:
@@ -328,14 +330,10 @@ def _name(uri: str) -> str:
 
 
 def _open_folder(ls: KebabServer, uri: str, name: str) -> None:
-    path = to_fs_path(uri)
-    if path is None or not Path(path).is_dir():
-        ls.warn_user(f"kebab: workspace folder {uri} is not a local directory; skipped")
-        return
     try:
-        folder = ls.session.open_folder(uri, name or _name(uri), Path(path))
+        folder = ls.session.open_folder(uri, name or _name(uri), to_fs_path(uri))
     except Exception as exc:  # noqa: BLE001 - one unusable folder must not stop the rest
-        ls.warn_user(f"kebab: cannot open an index for {path}: {exc}")
+        ls.warn_user(f"kebab: workspace folder {uri} is not searched: {exc}")
         return
     ls.log("info", f"opened {folder.root} (index: {folder.index.index_dir})")
 

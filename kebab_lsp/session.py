@@ -26,7 +26,7 @@ from search.describe import SymbolInfo
 from search.engine import Cancelled, Searcher
 from search.grouping import Grouped, group
 from search.lookups import ContextRequest, ReferencesRequest, SimilarRequest
-from search.merge import FolderMatch, merge_results, merge_symbols
+from search.merge import NO_FOLDER_OPEN, FolderMatch, merge_results, merge_symbols
 from search.request import MAX_SYMBOL_QUERY_CHARS, check_text
 from search.symbols import SymbolIndex
 from search.types import MAX_K, InvalidQuery, SearchRequest, SearchResult, SearchUnavailable
@@ -107,8 +107,14 @@ class Session:
 
     # -- folders -----------------------------------------------------------------------------
 
-    def open_folder(self, uri: str, name: str, root: Path) -> Folder:
-        return self.runtime.add_folder(uri, name, root)
+    def open_folder(self, uri: str, name: str, path: str | Path | None) -> Folder:
+        """Raises (NotADirectoryError, or what opening the index raised) when the folder
+        cannot be searched; it is then listed as unopened (`Runtime.unopened_folders`)."""
+        if path is None or not Path(path).is_dir():
+            reason = "it is not a local directory"
+            self.runtime.unopened(uri, name, Path(path) if path else None, reason)
+            raise NotADirectoryError(reason)
+        return self.runtime.add_folder(uri, name, Path(path))
 
     def folders(self) -> list[Folder]:
         return self.runtime.folders()
@@ -179,7 +185,20 @@ class Session:
             if should_stop():
                 raise Cancelled(f"before searching {folder.root}")
             results.append(self.view(folder).searcher.search(req, should_stop=should_stop))
-        return merge_results(results, req.k, req.mode)
+        return self._unsearched(merge_results(results, req.k, req.mode))
+
+    def _unsearched(self, result: SearchResult) -> SearchResult:
+        """Folders that could not be opened are part of the workspace the user asked about:
+        an answer without them is incomplete, and says which and why. With none open at all
+        it must not say that no folder is open."""
+        missing = self.runtime.unopened_folders()
+        if missing:
+            meta = result.meta
+            meta.warnings = [w for w in meta.warnings if w != NO_FOLDER_OPEN]
+            meta.warnings.extend(f"workspace folder {u.root or u.uri} is not searched: "
+                                 f"{u.reason}" for u in missing)
+            meta.recall["complete"] = False
+        return result
 
     def _team_overlay(self) -> TeamOverlay | None:
         """The team index the `store` and `repo` settings name, for the one open folder (its
@@ -288,7 +307,7 @@ class Session:
         team = self._team_overlay()
         if team is not None:
             return team.references(req, should_stop)
-        return lookups.references(self.indexed(), req, should_stop)
+        return self._unsearched(lookups.references(self.indexed(), req, should_stop))
 
     def references_at(self, path: Path, line: int, col: int, declaration: bool,
                       should_stop: ShouldStop) -> list[tuple[str, str, Span]]:
@@ -318,4 +337,4 @@ class Session:
         team = self._team_overlay()
         if team is not None:
             return team.similar(req, should_stop)
-        return lookups.similar(self.indexed(), req, should_stop)
+        return self._unsearched(lookups.similar(self.indexed(), req, should_stop))

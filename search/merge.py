@@ -37,6 +37,8 @@ from search.symbols import SymbolMatch, merge_key
 from search.types import FileMatch, Hit, Meta, SearchResult
 
 _SCOPE_ORDER = ("all_matches", "candidate_window", "unknown")
+#: The warning of an answer from no folder at all.
+NO_FOLDER_OPEN = "no workspace folder is open: nothing to search"
 T = TypeVar("T")
 
 
@@ -46,7 +48,7 @@ def merge_results(results: Sequence[SearchResult], k: int, mode: str) -> SearchR
         meta.index = {"schema_version": SCHEMA_VERSION, "lexical_version": 0, "files": 0,
                       "building": False}
         meta.timing = {"total_ms": 0.0}
-        meta.warnings.append("no workspace folder is open: nothing to search")
+        meta.warnings.append(NO_FOLDER_OPEN)
         return SearchResult(hits=[], meta=meta)
     if len(results) == 1:
         return results[0]

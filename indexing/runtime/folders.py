@@ -29,6 +29,19 @@ def directory_identity(root: Path) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
 
 
+@dataclass(frozen=True, slots=True)
+class Unopened:
+    """A workspace folder the client opened whose index could not be (an unwritable or
+    mistyped `indexDir`, a full disk, a URI that is no local directory). It stays part of the
+    workspace the user asks about: answers say it was not searched, the status lists it, and
+    a change of settings tries it again."""
+
+    uri: str
+    name: str
+    root: Path | None  # None: the URI names no local path
+    reason: str
+
+
 @dataclass(eq=False)
 class Folder:
     uri: str

@@ -25,7 +25,7 @@ from indexing.indexer import Baseline
 from indexing.runtime.embedding import EmbedScheduler
 from indexing.runtime.events import FileEvent, normalize
 from indexing.runtime.folder_index import FolderIndex
-from indexing.runtime.folders import Folder, FolderRegistry
+from indexing.runtime.folders import Folder, FolderRegistry, Unopened
 from indexing.runtime.listener import Listener
 from indexing.runtime.refresher import Refresher
 from indexing.runtime.writer import Writer
@@ -43,6 +43,8 @@ class Runtime:
         #: A process sharing indexes with others sets it (`Writership.claim`).
         self.claim: Claim = lambda folder: True
         self.registry = FolderRegistry()
+        #: Folders the client opened whose index could not be, by URI (`Unopened`).
+        self._unopened: dict[str, Unopened] = {}
         self.embedder = EmbedScheduler(self.registry, listener)
         self.refresher = Refresher(listener)
         self.writer = Writer(self.registry, listener, self._written,
@@ -80,8 +82,14 @@ class Runtime:
         query or write would meet soon (the refresher runs `Store.verify`)."""
         existing = self.registry.get(uri) or self.registry.alias(uri, root.resolve())
         if existing is not None:  # the same folder, perhaps spelled otherwise: one index
+            self._unopened.pop(uri, None)
             return existing
-        index = FolderIndex(root, self.settings)
+        try:
+            index = FolderIndex(root, self.settings)
+        except Exception as exc:
+            self.unopened(uri, name, root, str(exc) or type(exc).__name__)
+            raise
+        self._unopened.pop(uri, None)
         if index.store.rebuilt_reason:
             self.listener.warn(f"{index.root}: {index.store.rebuilt_reason}")
         folder = self.registry.add(Folder(uri=uri, name=name, index=index,
@@ -104,10 +112,19 @@ class Runtime:
         """Damage found here is reported through the store's watcher (a rebuild follows)."""
         folder.index.store.verify(lambda: folder.removed or self.refresher.stopping)
 
+    def unopened(self, uri: str, name: str, root: Path | None, reason: str) -> None:
+        """Record a folder the client opened that has no index here (see `Unopened`)."""
+        self._unopened[uri] = Unopened(uri, name, Path(os.path.abspath(root)) if root else None,
+                                       reason)
+
+    def unopened_folders(self) -> list[Unopened]:
+        return list(self._unopened.values())
+
     def remove_folder(self, uri: str) -> Folder | None:
         """Forget a folder's URI, and the folder once no URI of it is left (`FolderRegistry`);
         work on it stops at its next step, and the writer then closes its index: every
         connection of every thread, so no file of it stays open."""
+        self._unopened.pop(uri, None)
         folder = self.registry.remove(uri)
         if folder is not None:
             self.writer.retire(folder)
@@ -137,14 +154,33 @@ class Runtime:
         self.writer.set_debounce(settings.debounce_ms / 1000)
         runtime = changed(old, settings, Scope.RUNTIME)
         if changed(old, settings, Scope.INDEX) or set(runtime) - {"debounce_ms"}:
-            # A folder's index, indexer and embedder are built from the settings: reopen.
+            # A folder's index, indexer and embedder are built from the settings: reopen,
+            # and try again the folders that could not be opened (a mistyped `indexDir`
+            # the user just fixed).
+            retry = [(u.uri, u.name, u.root) for u in self._unopened.values() if u.root]
             for folder in self.registry.snapshot():
                 uris = self.registry.aliases(folder)
                 for uri in uris:
                     self.remove_folder(uri)
-                for uri in uris:  # the first (its `uri`) opens it, as it was opened
-                    self.add_folder(uri, folder.name, folder.cited_root, check=False)
+                # The first (its `uri`) opens it, as it was opened.
+                self._reopen([(uri, folder.name, folder.cited_root) for uri in uris])
+            for entry in retry:
+                self._reopen([entry])
         return [name for scope in Scope for name in changed(old, settings, scope)]
+
+    def _reopen(self, spellings: list[tuple[str, str, Path | None]]) -> None:
+        """Open one folder again under each of its URIs; if its index cannot be opened it
+        becomes `Unopened` under each of them, and the user is told once."""
+        failed: str | None = None
+        for uri, name, root in spellings:
+            if root is None:
+                continue
+            try:
+                self.add_folder(uri, name, root, check=False)
+            except Exception as exc:  # noqa: BLE001 - recorded as unopened by add_folder
+                failed = f"{root}: cannot open an index: {exc}"
+        if failed is not None:
+            self.listener.warn(failed)
 
     # -- file events -------------------------------------------------------------------------
 
