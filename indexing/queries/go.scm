@@ -30,3 +30,9 @@
 (source_file
   (var_declaration
     (var_spec name: (identifier) @name) @definition.variable))
+
+; A grouped `var ( ... )` block keeps its specs in a list (a `const ( ... )` block does not).
+(source_file
+  (var_declaration
+    (var_spec_list
+      (var_spec name: (identifier) @name) @definition.variable)))
