@@ -15,6 +15,12 @@
   name: (type_identifier) @name
   type: (interface_type)) @definition.interface
 
+; The methods a named interface declares (not those of an anonymous `interface{ M() }` in a
+; parameter or field type, which would hang on the function or struct around it).
+(type_spec
+  type: (interface_type
+    (method_elem name: (field_identifier) @name) @definition.method))
+
 ; Any other named type; after the two above, which win for the same name.
 (type_spec
   name: (type_identifier) @name) @definition.type

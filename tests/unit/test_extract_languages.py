@@ -237,12 +237,13 @@ def test_go() -> None:
         ("Area", K.METHOD, "Square", "shapes.Square.Area"),
         ("New", K.FUNCTION, None, "shapes.New"),
         ("Shape", K.INTERFACE, None, "shapes.Shape"),
+        ("Area", K.METHOD, "Shape", "shapes.Shape.Area"),
     ]
     square = by_name(ex, "Square")
     assert square.range == Span(6, 0, 6, 37)  # includes the `type` keyword
     assert square.selection == Span(6, 5, 6, 11)
     assert square.doc == "Square is a shape.\nIt has four sides."
-    area = by_name(ex, "Area")
+    area = ex.symbols[5]  # Square's, not the Shape interface's
     assert area.range == Span(18, 0, 21, 1)
     assert area.selection == Span(18, 20, 18, 24)
     assert area.signature == "func (s *Square[K]) Area() int {"
