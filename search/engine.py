@@ -289,9 +289,9 @@ class Searcher:
             vec, candidates = wider, self._candidates(plan, lex, wider)
         named = _named_definition(req, intent, parsed)
         if named:
-            _definition_first(candidates, named, self.store.definition_lines)
+            _definition_first(candidates, named, self.store.definition_places)
         elif req.intent == "auto" and reads_as_sentence(parsed):
-            _worded_definition_first(candidates, parsed, self.store.definition_lines)
+            _worded_definition_first(candidates, parsed, self.store.definition_places)
         candidates = priors.apply(candidates, question=asks and intent.name not in _LOOKUPS)
         hits: list[Hit] = []
         seen: set[tuple[str, Span]] = set()
@@ -384,7 +384,7 @@ class Searcher:
         JavaScript or TypeScript private member), the query names it, as an identifier does,
         and goes definitions-first. `#include` and `#region` define nothing and stay text."""
         name = private_name(parsed) if intent.rule == CODE_FRAGMENT else None
-        if name is None or not self.store.definition_lines(name):
+        if name is None or not self.store.definition_places(name):
             return plan, intent, parsed
         return (_INTENT_PLAN["definition"], Intent("definition", PRIVATE_NAME, name),
                 ParsedQuery(parsed.raw, "terms", parsed.terms))
@@ -608,7 +608,7 @@ def _named_definition(req: SearchRequest, intent: Intent, parsed: ParsedQuery) -
 
 
 def _definition_first(candidates: list[Candidate], symbol: str,
-                      defined: Callable[[str], list[tuple[str, int]]]) -> None:
+                      defined: Callable[[str], list[tuple[str, Span]]]) -> None:
     """Identifier queries want the definition: boost candidates that define the named
     symbol. A definition with no chunk of its own (a type parameter, a local, a one-line
     member of a short class) is cited by the chunk that holds it, which is boosted instead, as
@@ -631,7 +631,7 @@ def _definition_first(candidates: list[Candidate], symbol: str,
 
 
 def _worded_definition_first(candidates: list[Candidate], parsed: ParsedQuery,
-                             defined: Callable[[str], list[tuple[str, int]]]) -> None:
+                             defined: Callable[[str], list[tuple[str, Span]]]) -> None:
     """A query that spells a name as words ("digest auth"): boost the definitions with exactly
     that name (`name_in_words`), by the factor of a case-insensitive identifier match. On
     `kebab eval`'s `words` set, the definition came first in `auto` on 67-88% of questions
@@ -651,24 +651,31 @@ def _worded_definition_first(candidates: list[Candidate], parsed: ParsedQuery,
                   Prior("holds_query_words", DEFINITION_MATCH))
 
 
-def _lift_holders(candidates: list[Candidate], defined: Callable[[str], list[tuple[str, int]]],
+def _lift_holders(candidates: list[Candidate], defined: Callable[[str], list[tuple[str, Span]]],
                   names: tuple[str, ...], lifted: set[str], prior: Prior) -> None:
-    """Scale each candidate that holds the line of a definition of one of `names` whose own
-    chunk is not a candidate already lifted (`lifted`: chunk ids)."""
+    """Scale each candidate that holds the name of a definition of one of `names` whose own
+    chunk is not a candidate already lifted (`lifted`: chunk ids), and cite that name: the
+    hit stands for the definition, and its first word match may be another member's doc or
+    call (`INFO` met in the doc of `DEBUG` above it)."""
     own = {(c.row.path, c.row.symbol.selection.start_line) for c in candidates
            if c.row.chunk_id in lifted and c.row.symbol is not None}
-    homeless: dict[str, set[int]] = {}  # path -> the lines that name a definition of them
+    homeless: dict[str, list[Span]] = {}  # path -> the names of such definitions there
     for name in names:
-        for path, line in defined(name):
-            if (path, line) not in own:
-                homeless.setdefault(path, set()).add(line)
+        for path, place in defined(name):
+            if (path, place.start_line) not in own:
+                homeless.setdefault(path, []).append(place)
     if not homeless:
         return
     for cand in candidates:
         row = cand.row
-        if row.chunk_id not in lifted and any(row.start_line <= line <= row.end_line
-                                              for line in homeless.get(row.path, ())):
+        if row.chunk_id in lifted:
+            continue
+        held = [p for p in homeless.get(row.path, ())
+                if row.start_line <= p.start_line <= row.end_line]
+        if held:
             priors.scale(cand, prior)
+            if cand.focus is None:
+                cand.focus = min(held, key=lambda p: (p.start_line, p.start_col))
 
 
 def _check(stop: ShouldStop, where: str = "between stages") -> None:

@@ -44,7 +44,14 @@ from indexing.store.embed_cache import FILE_HEAD_CHARS, EmbeddingSource, FileHea
 from indexing.store.interface import EXTRACTED_BY_KEY, Capabilities
 from indexing.store.refs import FileRow, RefKey, RefRow
 from indexing.store.retrieval import EXACT_BATCH, Checkpoint, go_on
-from indexing.store.rows import SYMBOL_COLUMNS, ChunkRow, SymbolRow, chunk_from, symbol_from
+from indexing.store.rows import (
+    NAME_SPAN_COLUMNS,
+    SYMBOL_COLUMNS,
+    ChunkRow,
+    SymbolRow,
+    chunk_from,
+    symbol_from,
+)
 from indexing.store.writes import FileWrite
 from indexing.store_choice import check_repo, safe_url
 from indexing.text import findable_by_words
@@ -653,10 +660,10 @@ class PgStore:
         """(path, symbol) of every definition of `name`, in path order."""
         return [(r[0], symbol_from(r[1:])) for r in self._named(SYMBOL_COLUMNS, name)]
 
-    def definition_lines(self, name: str) -> list[tuple[str, int]]:
-        """(path, line of its name) of every definition of `name`, in path order
+    def definition_places(self, name: str) -> list[tuple[str, Span]]:
+        """(path, span of its name) of every definition of `name`, in path order
         (`indexing.store.refs`)."""
-        return [(r[0], r[1]) for r in self._named("s.sel_start_line", name)]
+        return [(r[0], Span(*r[1:])) for r in self._named(NAME_SPAN_COLUMNS, name)]
 
     def _named(self, columns: str, name: str) -> list[tuple[Any, ...]]:
         """The path and `columns` of every definition of `name`, in path order."""

@@ -25,7 +25,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from indexing.filters import Filters
 from indexing.lexical_query import LexicalQuery
-from indexing.records import Symbol
+from indexing.records import Span, Symbol
 from indexing.store.catalog import FileState, Stats
 from indexing.store.embed_cache import EmbeddingSource, FileHead
 from indexing.store.refs import FileRow, RefKey, RefRow
@@ -129,7 +129,7 @@ class SearchStore(Protocol):
 
     def all_symbols(self) -> list[SymbolRow]: ...
 
-    def definition_lines(self, name: str) -> list[tuple[str, int]]: ...
+    def definition_places(self, name: str) -> list[tuple[str, Span]]: ...
 
     def stats(self) -> Stats: ...
 

@@ -45,6 +45,7 @@ from indexing.store.retrieval import _filter_sql
 from indexing.store.rows import (
     CHUNK_COLUMNS,
     CHUNK_FROM,
+    NAME_SPAN_COLUMNS,
     SYMBOL_COLUMNS,
     ChunkRow,
     chunk_from,
@@ -692,11 +693,11 @@ class Refs(StoreConnection):
         """(path, symbol) of every definition of `name`, in path order."""
         return [(r[0], symbol_from(r[1:])) for r in self._named(SYMBOL_COLUMNS, name)]
 
-    def definition_lines(self, name: str) -> list[tuple[str, int]]:
-        """(path, line of its name) of every definition of `name`, in path order: what a
+    def definition_places(self, name: str) -> list[tuple[str, Span]]:
+        """(path, span of its name) of every definition of `name`, in path order: what a
         search that names it reads, on every identifier query, without building symbols
         (`definitions_named` of Django's 911 `__init__` takes 11 ms)."""
-        return [(r[0], r[1]) for r in self._named("s.sel_start_line", name)]
+        return [(r[0], Span(*r[1:])) for r in self._named(NAME_SPAN_COLUMNS, name)]
 
     def _named(self, columns: str, name: str) -> Iterator[tuple[Any, ...]]:
         """The path and `columns` of every definition of `name`, in path order."""

@@ -58,6 +58,8 @@ CHUNK_COLUMNS = CHUNK_COLUMNS_NO_TEXT.replace("NULL,", f"{CHUNK_TEXT},", 1)
 CHUNK_FROM = """
     FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id
 """
+#: Where a definition's name is (its selection): what a hit that holds it cites.
+NAME_SPAN_COLUMNS = "s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_end_col"
 SYMBOL_COLUMNS = """
     s.name, s.kind, s.container, s.qualified_name,
     s.start_line, s.start_col, s.end_line, s.end_col,

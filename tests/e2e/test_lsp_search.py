@@ -421,3 +421,27 @@ async def test_a_local_type_is_cited_at_its_line_in_the_chunk_that_holds_it(
     assert top["location"]["uri"].endswith("/src/thunk.ts")
     assert top["selection"]["start"] == {"line": 1, "character": 7}
     assert "holds_query_words" in [p["name"] for p in top["retrieval"]["priors"]]
+
+
+async def test_a_one_line_member_is_cited_at_its_name_not_at_the_first_word_match(
+        start_server: StartFn, tmp_path: Path) -> None:
+    # `getKeys` has no chunk of its own: it is a line of the interface's chunk, whose first
+    # line that matches a word of it is `getValues(keys: ...)`. The hit stands for `getKeys`.
+    root = write_tree(tmp_path / "ws", {"src/AsyncStorageAccess.kt": (
+        "package org.asyncstorage.legacy_storage\n\n"
+        "interface AsyncStorageAccess {\n"
+        "    suspend fun getValues(keys: List<String>): List<Entry>\n\n"
+        "    suspend fun setValues(entries: List<Entry>)\n\n"
+        "    suspend fun removeValues(keys: List<String>)\n\n"
+        "    suspend fun getKeys(): List<String>\n\n"
+        "    suspend fun clear()\n"
+        "}\n")})
+    s = await ready(start_server, [root])
+    for mode in ("auto", "lexical"):  # the ranking's last step, the same in every mode
+        found = valid(await s.search({"query": "getKeys", "mode": mode, "k": 1,
+                                      "explain": True}))
+        top = found["hits"][0]
+        assert top["location"]["uri"].endswith("/src/AsyncStorageAccess.kt")
+        assert top["selection"] == {"start": {"line": 9, "character": 16},
+                                    "end": {"line": 9, "character": 23}}, (mode, top)
+        assert "holds_query_definition" in [p["name"] for p in top["retrieval"]["priors"]]
