@@ -30,8 +30,47 @@
 (secondary_constructor
   "constructor" @name) @definition.constructor
 
-(property_declaration
-  (variable_declaration (simple_identifier) @name)) @definition.property
+; Properties of a file, class, enum, object or companion object; a `val` in a function body,
+; an `init` block, a getter or a lambda is a local, and an object expression's members have no
+; type of their own to belong to. This grammar reads a property right before the body's `}`
+; (`object O { val x = 1 }`) as an error holding the property.
+[
+  (source_file
+    (property_declaration
+      (variable_declaration (simple_identifier) @name)) @definition.property)
+  (class_declaration
+    (class_body [
+      (property_declaration
+        (variable_declaration (simple_identifier) @name)) @definition.property
+      (ERROR
+        (property_declaration
+          (variable_declaration (simple_identifier) @name)) @definition.property)
+    ]))
+  (class_declaration
+    (enum_class_body [
+      (property_declaration
+        (variable_declaration (simple_identifier) @name)) @definition.property
+      (ERROR
+        (property_declaration
+          (variable_declaration (simple_identifier) @name)) @definition.property)
+    ]))
+  (object_declaration
+    (class_body [
+      (property_declaration
+        (variable_declaration (simple_identifier) @name)) @definition.property
+      (ERROR
+        (property_declaration
+          (variable_declaration (simple_identifier) @name)) @definition.property)
+    ]))
+  (companion_object
+    (class_body [
+      (property_declaration
+        (variable_declaration (simple_identifier) @name)) @definition.property
+      (ERROR
+        (property_declaration
+          (variable_declaration (simple_identifier) @name)) @definition.property)
+    ]))
+]
 
 (class_parameter
   (binding_pattern_kind)

@@ -30,8 +30,19 @@
 (init_declaration
   "init" @name) @definition.constructor
 
-(property_declaration
-  name: (pattern bound_identifier: (simple_identifier) @name)) @definition.property
+; Properties of a file or a type (class, struct, enum, actor, extension); a `let` or `var` in
+; a function body, an initializer, a computed property or a closure is a local.
+[
+  (source_file
+    (property_declaration
+      name: (pattern bound_identifier: (simple_identifier) @name)) @definition.property)
+  (class_body
+    (property_declaration
+      name: (pattern bound_identifier: (simple_identifier) @name)) @definition.property)
+  (enum_class_body
+    (property_declaration
+      name: (pattern bound_identifier: (simple_identifier) @name)) @definition.property)
+]
 
 (protocol_property_declaration
   name: (pattern bound_identifier: (simple_identifier) @name)) @definition.property

@@ -100,3 +100,97 @@ def test_go_interface_methods_are_methods_of_the_interface() -> None:
     log_value = by_name(ex, "LogValue")
     assert log_value.selection == Span(15, 1, 15, 9)
     assert log_value.doc == ""
+
+
+# @react-native-async-storage/async-storage 3.1.1, LegacyStorageModule.kt (lines 15-49,
+# shortened), and a getter, an `init` block and an object expression around locals.
+KOTLIN_LOCALS = """class LegacyStorageModule(reactContext: ReactApplicationContext) : CoroutineScope {
+
+    private val storage = StorageSupplier.getInstance(reactContext)
+
+    companion object {
+        const val NAME = "RNCAsyncStorage"
+    }
+
+    fun multiGet(keys: ReadableArray, promise: Promise) {
+        launch(createExceptionHandler(promise)) {
+            val entries = storage.getValues(keys.toKeyList())
+            promise.resolve(entries.toKeyValueArgument())
+        }
+    }
+
+    val size: Int
+        get() { val n = storage.count(); return n }
+
+    init { val started = true }
+}
+
+object Defaults { val timeout = 30 }
+
+val listener = object : Runnable { val calls = 0; override fun run() {} }
+"""
+
+
+def test_kotlin_locals_are_not_properties() -> None:
+    ex = run("LegacyStorageModule.kt", KOTLIN_LOCALS)
+    props = [(s.name, s.container) for s in ex.symbols if s.kind == K.PROPERTY]
+    # not `entries` (a lambda's), `n` (a getter's), `started` (an init block's), nor an object
+    # expression's `calls`
+    assert props == [
+        ("storage", "LegacyStorageModule"),
+        ("NAME", "LegacyStorageModule"),  # the companion object has no name of its own
+        ("size", "LegacyStorageModule"),
+        ("timeout", "Defaults"),  # read by this grammar as an error holding the property
+        ("listener", None),
+    ]
+    storage = by_name(ex, "storage")
+    assert storage.selection == Span(2, 16, 2, 23)
+    assert storage.qualified_name == "LegacyStorageModule.storage"
+    assert by_name(ex, "timeout").selection == Span(21, 22, 21, 29)
+
+
+# @react-native-async-storage/async-storage 3.1.1, apple/storage/StorageRegistry.swift
+# (shortened), and a computed property and an initializer around locals.
+SWIFT_LOCALS = """#if !os(visionOS) // not supported
+    import SharedAsyncStorage
+
+    @objc
+    public class StorageRegistry: NSObject {
+        private let lock = NSLock()
+        private var storages: [String: SharedStorage] = [:]
+
+        var count: Int { let n = storages.count; return n }
+
+        override private init() { let ready = true }
+
+        public func getStorage(dbName: String) -> SharedStorage {
+            lock.lock()
+            return storages[dbName] ?? {
+                let s = SharedStorage(context: PlatformContext.Instance(), databaseName: dbName)
+                storages[dbName] = s
+                return s
+            }()
+        }
+    }
+#endif
+
+enum Limits { case small; static let max = 10 }
+let registry = StorageRegistry()
+"""
+
+
+def test_swift_locals_are_not_properties() -> None:
+    ex = run("StorageRegistry.swift", SWIFT_LOCALS)
+    props = [(s.name, s.container) for s in ex.symbols if s.kind == K.PROPERTY]
+    # not `n` (a computed property's), `ready` (an initializer's) nor `s` (a closure's)
+    assert props == [
+        ("lock", "StorageRegistry"),
+        ("storages", "StorageRegistry"),
+        ("count", "StorageRegistry"),
+        ("max", "Limits"),
+        ("registry", None),
+    ]
+    lock = by_name(ex, "lock")
+    assert lock.selection == Span(5, 20, 5, 24)
+    assert lock.qualified_name == "StorageRegistry.lock"
+    assert by_name(ex, "max").selection == Span(23, 37, 23, 40)
