@@ -29,9 +29,29 @@
   type: (enum_specifier !name body: (_))
   declarator: (type_identifier) @name) @definition.enum
 
-; Any other typedef is a type alias.
+; Any other typedef is a type alias: of a type, a pointer or an array.
 (type_definition
+  declarator: [
+    (type_identifier) @name
+    (pointer_declarator declarator: (type_identifier) @name)
+    (pointer_declarator declarator: (pointer_declarator declarator: (type_identifier) @name))
+    (array_declarator declarator: (type_identifier) @name)
+  ]) @definition.type_parameter
+
+; Typedefs of functions and function pointers: `typedef int (*handler)(void*);`, also under
+; further pointers (`typedef char* (*reader)(...)`); the extractor widens the declarator to
+; its typedef. Only a typedef declares a `type_identifier`, so these are never prototypes.
+(function_declarator
   declarator: (type_identifier) @name) @definition.type_parameter
+
+(function_declarator
+  declarator: (parenthesized_declarator
+    (pointer_declarator
+      declarator: [
+        (type_identifier) @name
+        (pointer_declarator declarator: (type_identifier) @name)
+        (array_declarator declarator: (type_identifier) @name)
+      ]))) @definition.type_parameter
 
 (preproc_def
   name: (identifier) @name) @definition.constant

@@ -194,3 +194,51 @@ def test_swift_locals_are_not_properties() -> None:
     assert lock.selection == Span(5, 20, 5, 24)
     assert lock.qualified_name == "StorageRegistry.lock"
     assert by_name(ex, "max").selection == Span(23, 37, 23, 40)
+
+
+# libinih 55, ini.h (lines 50-62); glibc's signal.h (line 72) and bits/types.h (line 204);
+# OpenSSL's x509v3.h (lines 41-43).
+C_TYPEDEFS = """/* Typedef for prototype of handler function. */
+#if INI_HANDLER_LINENO
+typedef int (*ini_handler)(void* user, const char* section,
+                           const char* name, const char* value,
+                           int lineno);
+#else
+typedef int (*ini_handler)(void* user, const char* section,
+                           const char* name, const char* value);
+#endif
+
+/* Typedef for prototype of fgets-style reader function. */
+typedef char* (*ini_reader)(char* str, int num, void* stream);
+
+typedef void (*__sighandler_t) (int);
+typedef char *__caddr_t;
+typedef void *(*X509V3_EXT_NEW)(void);
+typedef void (*X509V3_EXT_FREE)(void *);
+
+int ini_parse_file(FILE* file, ini_handler handler, void* user);
+"""
+
+
+def test_c_typedefs_of_function_pointers_and_pointers_are_type_aliases() -> None:
+    for path in ("ini.h", "ini.hpp"):  # C++ starts from C's patterns
+        ex = run(path, C_TYPEDEFS)
+        assert table(ex) == [
+            ("ini_handler", K.TYPE_PARAMETER, None, "ini_handler"),  # one for each branch
+            ("ini_handler", K.TYPE_PARAMETER, None, "ini_handler"),
+            ("ini_reader", K.TYPE_PARAMETER, None, "ini_reader"),
+            ("__sighandler_t", K.TYPE_PARAMETER, None, "__sighandler_t"),
+            ("__caddr_t", K.TYPE_PARAMETER, None, "__caddr_t"),
+            ("X509V3_EXT_NEW", K.TYPE_PARAMETER, None, "X509V3_EXT_NEW"),
+            ("X509V3_EXT_FREE", K.TYPE_PARAMETER, None, "X509V3_EXT_FREE"),
+            ("ini_parse_file", K.FUNCTION, None, "ini_parse_file"),  # not its parameters
+        ], path
+        handler = ex.symbols[1]
+        assert handler.selection == Span(6, 14, 6, 25)
+        assert handler.range == Span(6, 0, 7, 64)  # the whole typedef
+        reader = by_name(ex, "ini_reader")
+        assert reader.selection == Span(11, 16, 11, 26)
+        assert reader.range == Span(11, 0, 11, 62)
+        assert reader.doc == "Typedef for prototype of fgets-style reader function."
+        assert by_name(ex, "__caddr_t").selection == Span(14, 14, 14, 23)
+        assert by_name(ex, "X509V3_EXT_NEW").selection == Span(15, 16, 15, 30)
