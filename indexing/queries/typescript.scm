@@ -29,6 +29,13 @@
   (abstract_method_signature name: (_) @name)
 ] @definition.method
 
+; A class's constructor without a body: in a `declare class` (a `.d.ts`) and the overload
+; signatures above an implementation. In an interface, `constructor()` is a plain method.
+(class_body
+  (method_signature
+    name: (property_identifier) @name
+    (#eq? @name "constructor")) @definition.constructor)
+
 ; Class fields bound to functions: `handle = () => {}`.
 (public_field_definition
   name: (property_identifier) @name

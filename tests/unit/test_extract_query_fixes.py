@@ -242,3 +242,42 @@ def test_c_typedefs_of_function_pointers_and_pointers_are_type_aliases() -> None
         assert reader.doc == "Typedef for prototype of fgets-style reader function."
         assert by_name(ex, "__caddr_t").selection == Span(14, 14, 14, 23)
         assert by_name(ex, "X509V3_EXT_NEW").selection == Span(15, 16, 15, 30)
+
+
+# node-lru-cache 7.14.1, index.d.ts (lines 35-37 and 271-274), and overload signatures.
+TS_DECLARE_CLASS = """declare class LRUCache<K, V> implements Iterable<[K, V]> {
+  constructor(options: LRUCache.Options<K, V>)
+
+  /**
+   * since: 7.6.0
+   */
+  public getRemainingTTL(key: K): number
+}
+
+abstract class Pool {
+  constructor(size: number);
+  constructor(size?: number) {}
+}
+
+interface Options {
+  constructor(): void
+}
+"""
+
+
+def test_typescript_constructor_signatures_are_constructors() -> None:
+    ex = run("index.d.ts", TS_DECLARE_CLASS)
+    assert table(ex) == [
+        ("LRUCache", K.CLASS, None, "LRUCache"),
+        ("constructor", K.CONSTRUCTOR, "LRUCache", "LRUCache.constructor"),
+        ("getRemainingTTL", K.METHOD, "LRUCache", "LRUCache.getRemainingTTL"),
+        ("Pool", K.CLASS, None, "Pool"),
+        ("constructor", K.CONSTRUCTOR, "Pool", "Pool.constructor"),  # the overload signature
+        ("constructor", K.CONSTRUCTOR, "Pool", "Pool.constructor"),
+        ("Options", K.INTERFACE, None, "Options"),
+        ("constructor", K.METHOD, "Options", "Options.constructor"),  # an interface's method
+    ]
+    ctor = ex.symbols[1]
+    assert ctor.selection == Span(1, 2, 1, 13)
+    assert ctor.range == Span(1, 2, 1, 46)
+    assert ex.symbols[4].selection == Span(10, 2, 10, 13)
