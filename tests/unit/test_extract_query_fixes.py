@@ -281,3 +281,49 @@ def test_typescript_constructor_signatures_are_constructors() -> None:
     assert ctor.selection == Span(1, 2, 1, 13)
     assert ctor.range == Span(1, 2, 1, 46)
     assert ex.symbols[4].selection == Span(10, 2, 10, 13)
+
+
+# lua-argparse 0.7.1, argparse.lua (lines 304-326 and 484-498, shortened), and neovim's
+# runtime/lua/vim/treesitter.lua (lines 1-6, shortened).
+LUA_CLASSES = """local Argument = class({
+   _minargs = 1,
+   _maxargs = 1
+}, {
+   typechecked("name", "string"),
+   option_init
+})
+
+local parsers = setmetatable({}, { __mode = 'v' })
+
+local M = vim._defer_require('vim.treesitter', {
+  _fold = ...,
+})
+
+-- Returns placeholder for `narg`-th argument.
+function Argument:_get_argname(narg)
+   local argname = self._argname or self:_get_default_argname()
+   return argname
+end
+
+function M.get_parser(bufnr)
+   local cache = setmetatable({}, {})
+   function cache.clear() end
+   return parsers[bufnr]
+end
+"""
+
+
+def test_lua_a_local_made_by_a_call_is_a_definition_when_the_file_defines_functions_on_it() -> None:
+    ex = run("argparse.lua", LUA_CLASSES)
+    assert table(ex) == [
+        ("Argument", K.VARIABLE, None, "Argument"),
+        # not `parsers`: nothing is defined on it
+        ("M", K.VARIABLE, None, "M"),
+        ("_get_argname", K.METHOD, "Argument", "Argument._get_argname"),
+        ("get_parser", K.FUNCTION, "M", "M.get_parser"),
+        ("clear", K.FUNCTION, "cache", "M.get_parser.cache.clear"),  # `cache` is a local
+    ]
+    argument = by_name(ex, "Argument")
+    assert argument.selection == Span(0, 6, 0, 14)
+    assert argument.range == Span(0, 0, 6, 2)
+    assert by_name(ex, "M").selection == Span(10, 6, 10, 7)
