@@ -400,9 +400,14 @@ def _encloses(outer: Definition, inner: Definition) -> bool:
 
 
 def _refine_kind(d: Definition, rules: LanguageRules) -> None:
-    """Whether a function is a method depends on where it sits, which patterns can't see."""
-    if d.kind in (K.FUNCTION, K.METHOD) and d.parent is not None and not d.scope_parts:
-        d.kind = K.METHOD if d.parent.kind in TYPE_KINDS else K.FUNCTION
+    """Whether a function is a method depends on where it sits, which patterns can't see: a
+    `function` (Python's `def`, Rust's `fn`) inside a type is a method. A `method` stays one
+    wherever it sits, as its pattern matched a node only methods are (Ruby's `def`, Java's
+    `method_declaration`): a `def` in a Ruby module (a mixin) and a method of a Java
+    anonymous class (whose parent definition is the method that makes it) are methods too."""
+    if (d.kind == K.FUNCTION and d.parent is not None and not d.scope_parts
+            and d.parent.kind in TYPE_KINDS):
+        d.kind = K.METHOD
     constructor = rules.constructor_named_like_container
     if constructor and d.kind == K.METHOD and d.name == _container(d):
         d.kind = K.CONSTRUCTOR

@@ -1,0 +1,142 @@
+"""Kinds, ranges and docs that depend on what stands around a definition, on real code.
+Positions are 0-based lines and UTF-16 columns."""
+
+from __future__ import annotations
+
+from extract_support import by_name, run, table
+
+from indexing.records import Span, SymbolKind
+
+K = SymbolKind
+
+# ruby-thor 1.2.1 (Debian), lib/thor/actions.rb lines 8-31 and 96-110, closing `end`s added.
+THOR_ACTIONS = '''class Thor
+  module Actions
+    attr_accessor :behavior
+
+    def self.included(base) #:nodoc:
+      super(base)
+      base.extend ClassMethods
+    end
+
+    module ClassMethods
+      # Hold source paths for one Thor instance. source_paths_for_search is the
+      # method responsible to gather source_paths from this current class,
+      # inherited paths and the source root.
+      #
+      def source_paths
+        @_source_paths ||= []
+      end
+
+      # Stores and return the source root for this class
+      def source_root(path = nil)
+        @_source_root = path if path
+        @_source_root ||= nil
+      end
+
+    end
+
+
+    # Returns the root for this thor class (also aliased as destination root).
+    #
+    def destination_root
+      @destination_stack.last
+    end
+
+    # Sets the root for this thor class. Relatives path are added to the
+    # directory where the script was invoked and expanded.
+    #
+    def destination_root=(root)
+      @destination_stack ||= []
+      @destination_stack[0] = File.expand_path(root || "")
+    end
+
+  end
+end
+'''
+
+
+def test_the_defs_of_a_ruby_module_are_methods() -> None:
+    ex = run("lib/thor/actions.rb", THOR_ACTIONS)
+    assert table(ex) == [
+        ("Thor", K.CLASS, None, "Thor"),
+        ("Actions", K.MODULE, "Thor", "Thor.Actions"),
+        ("behavior", K.PROPERTY, "Actions", "Thor.Actions.behavior"),
+        ("included", K.METHOD, "Actions", "Thor.Actions.included"),
+        ("ClassMethods", K.MODULE, "Actions", "Thor.Actions.ClassMethods"),
+        ("source_paths", K.METHOD, "ClassMethods", "Thor.Actions.ClassMethods.source_paths"),
+        ("source_root", K.METHOD, "ClassMethods", "Thor.Actions.ClassMethods.source_root"),
+        ("destination_root", K.METHOD, "Actions", "Thor.Actions.destination_root"),
+        ("destination_root=", K.METHOD, "Actions", "Thor.Actions.destination_root="),
+    ]
+    root = by_name(ex, "destination_root")
+    assert root.selection == Span(29, 8, 29, 24)
+    assert root.doc == "Returns the root for this thor class (also aliased as destination root)."
+
+
+# react-native-device-info 15.0.2 (npm), android/.../RNInstallReferrerClient.java lines
+# 71-98, wrapped in its class.
+REFERRER_CLIENT = '''package com.learnium.RNDeviceInfo;
+
+public class RNInstallReferrerClient {
+
+  private class InstallReferrerStateListenerProxy implements InvocationHandler {
+    @Override
+    public Object invoke(Object o, Method method, Object[] args) throws Throwable {
+      String methodName = method.getName();
+      try {
+        if (methodName.equals("onInstallReferrerSetupFinished") && args != null) {
+          int responseCode = (Integer) args[0];
+          mainHandler.post(new Runnable() {
+            @Override
+            public void run() {
+              onInstallReferrerSetupFinished(responseCode);
+            }
+          });
+        } else if (methodName.equals("onInstallReferrerServiceDisconnected")) {
+          mainHandler.post(new Runnable() {
+            @Override
+            public void run() {
+              onInstallReferrerServiceDisconnected();
+            }
+          });
+        }
+      } catch (Exception e) {
+        throw new RuntimeException("unexpected invocation exception: " + e.getMessage());
+      }
+
+      return null;
+    }
+  }
+}
+'''
+
+
+def test_the_methods_of_a_java_anonymous_class_are_methods() -> None:
+    ex = run("RNInstallReferrerClient.java", REFERRER_CLIENT)
+    proxy = "RNInstallReferrerClient.InstallReferrerStateListenerProxy"
+    assert table(ex) == [
+        ("RNInstallReferrerClient", K.CLASS, None, "RNInstallReferrerClient"),
+        ("InstallReferrerStateListenerProxy", K.CLASS, "RNInstallReferrerClient", proxy),
+        ("invoke", K.METHOD, "InstallReferrerStateListenerProxy", f"{proxy}.invoke"),
+        ("run", K.METHOD, "invoke", f"{proxy}.invoke.run"),
+        ("run", K.METHOD, "invoke", f"{proxy}.invoke.run"),
+    ]
+    assert [s.selection for s in ex.symbols if s.name == "run"] == [
+        Span(13, 24, 13, 27), Span(20, 24, 20, 27)]
+
+
+def test_free_functions_stay_functions() -> None:
+    """Only a type makes a function a method: not a module, not another function."""
+    python = run("tools.py", "def outer():\n    def inner():\n        pass\n\n"
+                             "class Tool:\n    def run(self):\n        pass\n")
+    assert table(python) == [
+        ("outer", K.FUNCTION, None, "outer"),
+        ("inner", K.FUNCTION, "outer", "outer.inner"),
+        ("Tool", K.CLASS, None, "Tool"),
+        ("run", K.METHOD, "Tool", "Tool.run"),
+    ]
+    rust = run("src/lib.rs", "mod tests {\n    fn helper() {}\n}\n")
+    assert table(rust) == [
+        ("tests", K.MODULE, None, "tests"), ("helper", K.FUNCTION, "tests", "tests.helper")]
+
