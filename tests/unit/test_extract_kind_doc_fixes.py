@@ -140,3 +140,37 @@ def test_free_functions_stay_functions() -> None:
     assert table(rust) == [
         ("tests", K.MODULE, None, "tests"), ("helper", K.FUNCTION, "tests", "tests.helper")]
 
+
+# erlang-src 25.2.3 (Debian), stdlib's proplists.erl lines 32 and 86-103: OTP's layout.
+PROPLISTS = '''-module(proplists).
+
+
+%% @doc Unfolds all occurrences of atoms in <code>ListIn</code> to tuples
+%% <code>{Atom, true}</code>.
+%%
+%% @see compact/1
+
+-spec unfold(ListIn) -> ListOut when
+      ListIn :: [term()],
+      ListOut :: [term()].
+
+unfold([P | Ps]) ->
+    if is_atom(P) ->
+\t    [{P, true} | unfold(Ps)];
+       true ->
+\t    [P | unfold(Ps)]
+    end;
+unfold([]) ->
+    [].
+'''
+
+
+def test_an_edoc_block_a_blank_line_above_the_spec_documents_the_function() -> None:
+    ex = run("src/proplists.erl", PROPLISTS)
+    unfold = by_name(ex, "unfold")
+    assert unfold.doc == ("Unfolds all occurrences of atoms in <code>ListIn</code> to tuples\n"
+                          "<code>{Atom, true}</code>.\n\n@see compact/1")
+    assert unfold.range == Span(12, 0, 19, 7)
+    own = [c for c in ex.chunks if c.context == "proplists.unfold"]
+    assert [(c.start_line, c.end_line) for c in own] == [(3, 19)]  # doc, spec and clauses
+
