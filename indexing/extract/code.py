@@ -47,7 +47,9 @@ _C_DECLARATION_TYPES = frozenset(
 _SPECIFIERS = frozenset(
     {"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"}
 )
-#: Single-name specs widen to their declaration, so the range includes `type`/`const`/`let`.
+#: A spec alone in its declaration widens to it, so the range includes `type`/`const`/`let`.
+#: Alone among specs of every type here, comments aside: one `alias = T` among the structs of
+#: a Go `type ( ... )` block is not alone, and does not take the block's range and comment.
 _SPEC_PARENTS: dict[str, tuple[str, ...]] = {
     "type_spec": ("type_declaration",),
     "type_alias": ("type_declaration",),
@@ -228,8 +230,8 @@ def _range_node(node: Node, name_node: Node) -> Node | None:
     wanted = _SPEC_PARENTS.get(node.type)
     outer = node.parent
     if wanted and outer is not None and outer.type in wanted:
-        siblings = [c for c in outer.named_children if c.type == node.type]
-        if len(siblings) == 1:
+        specs = [c for c in outer.named_children if outer.type in _SPEC_PARENTS.get(c.type, ())]
+        if len(specs) == 1:
             return outer
     return node
 

@@ -174,3 +174,67 @@ def test_an_edoc_block_a_blank_line_above_the_spec_documents_the_function() -> N
     own = [c for c in ex.chunks if c.context == "proplists.unfold"]
     assert [(c.start_line, c.end_line) for c in own] == [(3, 19)]  # doc, spec and clauses
 
+
+# golang-golang-x-exp-dev (Debian), apidiff/testdata/exported_fields/ef.go, whole file.
+EXPORTED_FIELDS = '''package exported_fields
+
+// Used for testing exportedFields.
+// Its exported fields are:
+//
+//\tA1 [1]int
+//\tD bool
+//\tE int
+//\tF F
+//\tS *S
+type (
+\tS struct {
+\t\tint
+\t\t*embed2
+\t\tembed
+\t\tE int // shadows embed.E
+\t\talias
+\t\tA1
+\t\t*S
+\t}
+
+\tA1 [1]int
+
+\tembed struct {
+\t\tE string
+\t}
+
+\tembed2 struct {
+\t\tembed3
+\t\tF // shadows embed3.F
+\t}
+\tembed3 struct {
+\t\tF bool
+\t}
+\talias = struct{ D bool }
+
+\tF int
+)
+'''
+
+
+def test_one_alias_among_the_types_of_a_go_block_keeps_its_own_range() -> None:
+    ex = run("ef.go", EXPORTED_FIELDS)
+    assert [(s.name, s.kind, s.range) for s in ex.symbols] == [
+        ("S", K.STRUCT, Span(11, 1, 19, 2)),
+        ("A1", K.TYPE_PARAMETER, Span(21, 1, 21, 10)),
+        ("embed", K.STRUCT, Span(23, 1, 25, 2)),
+        ("embed2", K.STRUCT, Span(27, 1, 30, 2)),
+        ("embed3", K.STRUCT, Span(31, 1, 33, 2)),
+        ("alias", K.TYPE_PARAMETER, Span(34, 1, 34, 25)),
+        ("F", K.TYPE_PARAMETER, Span(36, 1, 36, 6)),
+    ]
+    assert by_name(ex, "alias").doc == ""  # the block's comment is not the alias's
+    own = [(c.start_line, c.end_line) for c in ex.chunks if c.context == "exported_fields.alias"]
+    assert own == [(34, 34)]
+
+
+def test_a_lone_spec_still_takes_its_declaration() -> None:
+    ex = run("t.go", "package t\n\n// Celsius is a temperature.\ntype Celsius = float64\n")
+    assert by_name(ex, "Celsius").range == Span(3, 0, 3, 22)
+    assert by_name(ex, "Celsius").doc == "Celsius is a temperature."
+
