@@ -51,10 +51,18 @@ def lead(node: Node, rules: LanguageRules) -> tuple[Node, list[Node]]:
         elif is_comment(previous, rules) and not _is_trailing(previous):
             comments.insert(0, previous)
             top = previous
-        else:
+        elif not _notes_attribute(previous, rules):
             break
         previous = previous.prev_named_sibling
     return top, comments
+
+
+def _notes_attribute(node: Node, rules: LanguageRules) -> bool:
+    """A comment at the end of an attribute's line (`#[cfg(x)] // rustc <1.39`) is a note on
+    the attribute: the walk goes on past it to the attribute and the doc above both."""
+    before = node.prev_sibling
+    return (is_comment(node, rules) and _is_trailing(node) and before is not None
+            and before.type in rules.attribute_nodes)
 
 
 def stray_comments(top: Node, rules: LanguageRules) -> list[Node]:

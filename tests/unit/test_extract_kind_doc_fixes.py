@@ -238,3 +238,44 @@ def test_a_lone_spec_still_takes_its_declaration() -> None:
     assert by_name(ex, "Celsius").range == Span(3, 0, 3, 22)
     assert by_name(ex, "Celsius").doc == "Celsius is a temperature."
 
+
+# librust-semver-dev 1.0.14 (Debian), src/lib.rs lines 436-457 (`impl VersionReq`), shortened.
+SEMVER = '''impl VersionReq {
+    /// A `VersionReq` with no constraint on the version numbers it matches.
+    /// Equivalent to `VersionReq::parse("*").unwrap()`.
+    #[cfg(not(no_const_vec_new))] // rustc <1.39
+    pub const STAR: Self = VersionReq {
+        comparators: Vec::new(),
+    };
+
+    /// Create `VersionReq` by parsing from string representation.
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        VersionReq::from_str(text)
+    }
+}
+'''
+
+
+def test_a_comment_after_an_attribute_does_not_hide_the_doc_above_it() -> None:
+    ex = run("src/lib.rs", SEMVER)
+    star = by_name(ex, "STAR")
+    assert (star.kind, star.container, star.selection) == (
+        K.CONSTANT, "impl VersionReq", Span(4, 14, 4, 18))
+    assert star.doc == ("A `VersionReq` with no constraint on the version numbers it matches.\n"
+                        'Equivalent to `VersionReq::parse("*").unwrap()`.')
+    assert by_name(ex, "parse").doc == (
+        "Create `VersionReq` by parsing from string representation.")
+
+
+def test_the_same_holds_for_a_dart_annotation() -> None:
+    ex = run("lib/box.dart", "class Box {\n  /// Draws the box.\n"
+                             "  @override // from Shape\n  void draw() {}\n}\n")
+    draw = by_name(ex, "draw")
+    assert (draw.kind, draw.selection, draw.doc) == (
+        K.METHOD, Span(3, 7, 3, 11), "Draws the box.")
+
+
+def test_a_comment_after_code_on_its_line_still_belongs_to_that_code() -> None:
+    ex = run("src/lib.rs", "/// One.\npub const A: u8 = 1; // the first\n"
+                           "pub const B: u8 = 2;\n")
+    assert (by_name(ex, "A").doc, by_name(ex, "B").doc) == ("One.", "")
