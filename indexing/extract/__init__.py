@@ -44,6 +44,7 @@ from __future__ import annotations
 import logging
 
 from indexing.chunking import text_chunks as text_chunks
+from indexing.detect import LANGUAGE_HEAD_CHARS as LANGUAGE_HEAD_CHARS
 from indexing.detect import Overrides, detect_language
 from indexing.extract.code import extract_code
 from indexing.extract.markdown import extract_markdown
@@ -54,10 +55,6 @@ from indexing.positions import SourceText
 from indexing.records import Extraction
 
 log = logging.getLogger(__name__)
-
-
-#: How much of a file's start `detect_language` may read (its shebang line).
-LANGUAGE_HEAD_CHARS = 256
 
 
 def extract(path: str, text: str, languages: Overrides = ()) -> Extraction | None:
