@@ -104,7 +104,8 @@ def test_go_interface_methods_are_methods_of_the_interface() -> None:
 
 # @react-native-async-storage/async-storage 3.1.1, LegacyStorageModule.kt (lines 15-49,
 # shortened), and a getter, an `init` block and an object expression around locals.
-KOTLIN_LOCALS = """class LegacyStorageModule(reactContext: ReactApplicationContext) : CoroutineScope {
+KOTLIN_LOCALS = """\
+class LegacyStorageModule(reactContext: ReactApplicationContext) : CoroutineScope {
 
     private val storage = StorageSupplier.getInstance(reactContext)
 
