@@ -617,10 +617,9 @@ def _definition_first(candidates: list[Candidate], symbol: str,
     name = symbol if symbol.startswith("#") else (
         symbol.replace("::", ".").replace("#", ".").rsplit(".", 1)[-1])
     lifted: set[str] = set()
-    for cand in candidates:
+    for cand in _standing_for_definitions(candidates):
         sym = cand.row.symbol
-        if sym is None:
-            continue
+        assert sym is not None
         if sym.name == name:
             lifted.add(cand.row.chunk_id)
             priors.scale(cand, Prior("defines_query_case_exact", DEFINITION_CASE_MATCH))
@@ -628,6 +627,21 @@ def _definition_first(candidates: list[Candidate], symbol: str,
             priors.scale(cand, Prior("defines_query", DEFINITION_MATCH))
     _lift_holders(candidates, defined, (name,), lifted,
                   Prior("holds_query_definition", DEFINITION_CASE_MATCH))
+
+
+def _standing_for_definitions(candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates a definition's boost goes to: a long definition's chunks all carry its
+    name, and bm25 likes the shortest, often a tail (`return { operands, unknown }; }`), so
+    when the chunk that holds the name is a candidate it alone stands for the definition,
+    which is then shown by its head."""
+    named: list[tuple[Candidate, tuple[str, int], bool]] = []
+    for cand in candidates:
+        row, sym = cand.row, cand.row.symbol
+        if sym is not None:
+            line = sym.selection.start_line
+            named.append((cand, (row.path, line), row.start_line <= line <= row.end_line))
+    heads = {place for _, place, is_head in named if is_head}
+    return [cand for cand, place, is_head in named if is_head or place not in heads]
 
 
 def _worded_definition_first(candidates: list[Candidate], parsed: ParsedQuery,
@@ -642,7 +656,7 @@ def _worded_definition_first(candidates: list[Candidate], parsed: ParsedQuery,
     if key is None:
         return
     lifted: set[str] = set()
-    for cand in candidates:
+    for cand in _standing_for_definitions(candidates):
         sym = cand.row.symbol
         if sym is not None and name_key(sym.name) == key:
             lifted.add(cand.row.chunk_id)

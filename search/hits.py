@@ -32,14 +32,18 @@ def _matches(line: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
 
 
 def _best_line(lines: list[str], words: tuple[str, ...]) -> tuple[int, list[tuple[int, int]]]:
+    """The first line that holds the most of `words`, a word counted as held when a match
+    contains it: `parse_config(` holds `parse_config`, `parse` and `config`, so it outranks a
+    comment that says "Parse the config" (two parts of the name, not the name)."""
     best, best_matches, best_score = 0, [], 0
     for i, line in enumerate(lines):
         found = _matches(line, words)
         if not found:
             continue
-        distinct = len({line[a:b].lower() for a, b in found})
-        if distinct > best_score:
-            best, best_matches, best_score = i, found, distinct
+        texts = {line[a:b].lower() for a, b in found}
+        held = sum(1 for word in words if any(word in text for text in texts))
+        if held > best_score:
+            best, best_matches, best_score = i, found, held
     return best, best_matches
 
 
@@ -81,10 +85,13 @@ def _focus_chars(line: str, base: int, focus: Span) -> list[tuple[int, int]]:
 
 
 def _names_symbol(row: ChunkRow, words: tuple[str, ...]) -> bool:
-    if row.symbol is None or not words:
+    """The query names the chunk's definition, and the chunk holds that name: a long
+    definition's later pieces cite what they hold, not a line outside them."""
+    sym = row.symbol
+    if sym is None or not words:
         return False
-    name = row.symbol.name.lower()
-    return name in words
+    return (sym.name.lower() in words
+            and row.start_line <= sym.selection.start_line <= row.end_line)
 
 
 def chunk_span(row: ChunkRow) -> Span:
@@ -136,7 +143,7 @@ def build_hit(
         base = row.start_col if index == 0 else 0
         span = Span(line_no, base + utf16_len(line_text[:a]),
                     line_no, base + utf16_len(line_text[:b]))
-    elif sym is not None:
+    elif sym is not None and row.start_line <= sym.selection.start_line <= row.end_line:
         span = sym.selection
     else:
         end = row.start_col + (utf16_len(lines[0]) if lines else 0)

@@ -445,3 +445,45 @@ async def test_a_one_line_member_is_cited_at_its_name_not_at_the_first_word_matc
         assert top["selection"] == {"start": {"line": 9, "character": 16},
                                     "end": {"line": 9, "character": 23}}, (mode, top)
         assert "holds_query_definition" in [p["name"] for p in top["retrieval"]["priors"]]
+
+
+async def test_a_long_definition_is_shown_by_its_head_and_each_piece_cites_what_it_holds(
+        start_server: StartFn, tmp_path: Path) -> None:
+    # Every chunk of `parseOptions` carries its name; bm25 prefers the shorter tail. The
+    # definition is shown by the chunk that holds its name, and the tail, if listed, selects
+    # a line inside its own range (it selected the name, outside it, and hid the head).
+    steps = "".join(f"    const step{i} = argv[{i}] + {i}; // operand handling step {i}\n"
+                    for i in range(70))
+    root = write_tree(tmp_path / "ws", {"lib/command.js": (
+        "class Command {\n  constructor() {\n    this.options = [];\n  }\n\n"
+        "  parseOptions(argv) {\n    const operands = [];\n    const unknown = [];\n"
+        + steps + "    return { operands, unknown };\n  }\n}\n\nmodule.exports = { Command };\n")})
+    s = await ready(start_server, [root])
+    found = valid(await s.search({"query": "parseOptions", "mode": "lexical", "k": 5}))
+    head = found["hits"][0]
+    assert head["location"]["range"]["start"]["line"] == 5
+    assert head["selection"] == {"start": {"line": 5, "character": 2},
+                                 "end": {"line": 5, "character": 14}}
+    tails = [h for h in found["hits"] if h["location"]["range"]["start"]["line"] > 5]
+    assert tails, "the tail matched too, and is another place"
+    for hit in found["hits"]:
+        r, sel = hit["location"]["range"], hit["selection"]
+        assert r["start"]["line"] <= sel["start"]["line"] <= r["end"]["line"], hit
+
+
+async def test_the_selection_is_the_name_searched_for_not_a_comment_that_spells_its_parts(
+        start_server: StartFn, tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", {
+        "app.py": "import json\n\n\ndef load(path):\n"
+                  "    # Parse the config before anything else.\n"
+                  "    with open(path) as f:\n        cfg = parse_config(f.read())\n"
+                  "    return cfg\n",
+        "conf.py": "def parse_config(text):\n"
+                   "    return dict(line.split('=', 1) for line in text.splitlines())\n"})
+    s = await ready(start_server, [root])
+    found = valid(await s.search({"query": "parse_config", "mode": "lexical", "k": 5}))
+    selections = {h["path"]: h["selection"] for h in found["hits"]}
+    assert selections["conf.py"] == {"start": {"line": 0, "character": 4},
+                                     "end": {"line": 0, "character": 16}}
+    assert selections["app.py"] == {"start": {"line": 6, "character": 14},
+                                    "end": {"line": 6, "character": 26}}
