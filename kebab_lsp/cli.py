@@ -452,10 +452,16 @@ def _highlight(text: str, spans: list[dict[str, int]], color: bool) -> str:
 
 
 def _print_hit(hit: dict[str, Any], color: bool) -> None:
+    from indexing.positions import char_index
+
     start = hit["selection"]["start"]  # the best match, inside the cited definition or chunk
     where = f"{hit['path']}:{start['line'] + 1}:{start['character'] + 1}"
-    first = hit["snippet"]["text"].split("\n", 1)[0]
-    spans = [s for s in hit["snippet"]["highlights"] if s["end"] <= len(first)]
+    text = hit["snippet"]["text"]
+    first = text.split("\n", 1)[0]
+    # The wire counts highlights in UTF-16 units, as LSP does; this text is Python's.
+    spans = [{"start": char_index(text, s["start"]), "end": char_index(text, s["end"])}
+             for s in hit["snippet"]["highlights"]]
+    spans = [s for s in spans if s["end"] <= len(first)]
     label = f"{hit['title']} ({hit['kind']})"
     if color:
         where, label = f"{BOLD}{where}{RESET}", f"{BOLD}{label}{RESET}"

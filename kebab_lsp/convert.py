@@ -9,10 +9,12 @@ it asked over LSP or the command line.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from indexing.positions import utf16_len
 from indexing.records import RefKind, Span
 from indexing.schema import SCHEMA_VERSION
 from indexing.store import ChunkRow, Stats, StoreClosed, StoreCorrupt, StoreUnwritable
@@ -80,6 +82,15 @@ def retrieval_wire(r: Retrieval) -> dict[str, Any]:
     }
 
 
+def highlights_wire(text: str, spans: Iterable[tuple[int, int]]) -> list[dict[str, int]]:
+    """A snippet's highlights as the wire counts them: [start, end) in UTF-16 code units of
+    `text`, the unit of every LSP position and of a JSON client's string indexes (the search
+    code counts code points, which differ after an astral character such as an emoji)."""
+    if text.isascii():
+        return [{"start": a, "end": b} for a, b in spans]
+    return [{"start": utf16_len(text[:a]), "end": utf16_len(text[:b])} for a, b in spans]
+
+
 def hit_wire(hit: Hit, explain: bool) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": hit.chunk_id,
@@ -98,7 +109,7 @@ def hit_wire(hit: Hit, explain: bool) -> dict[str, Any]:
         "snippet": {
             "text": hit.snippet.text,
             "line": hit.snippet.start_line,
-            "highlights": [{"start": a, "end": b} for a, b in hit.snippet.highlights],
+            "highlights": highlights_wire(hit.snippet.text, hit.snippet.highlights),
         },
         "score": hit.score,
     }
