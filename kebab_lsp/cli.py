@@ -11,6 +11,7 @@ import contextlib
 import datetime as dt
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -262,14 +263,14 @@ def _print_counts(s: IndexSummary, list_skipped: bool) -> None:
         print(f"  skipped by reason: {reasons}")
         if list_skipped:
             for path, reason in s.skipped_paths:
-                print(f"    {reason:16} {path}")
+                print(f"    {reason:16} {printable(path)}")
         else:
             print("  (kebab index --list-skipped lists them)")
     if s.text_only:
         print(f"  indexed as plain text (extracting definitions failed): {len(s.text_only)}")
         if list_skipped:
             for path, why in s.fallback_paths:
-                print(f"    {'text_only':16} {path} ({why})")
+                print(f"    {'text_only':16} {printable(path)} ({why})")
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -416,7 +417,7 @@ def _answer(args: argparse.Namespace, req: SearchRequest, result: SearchResult,
     if wire["files"]:
         print("files:")
     for row in wire["files"]:
-        print(f"{row['path']}  ({row['lang']}, {row['hits']} hit(s), "
+        print(f"{printable(row['path'])}  ({row['lang']}, {row['hits']} hit(s), "
               f"{len(row['defines'])} definition(s))")
     return code
 
@@ -440,6 +441,27 @@ def _print_result(args: argparse.Namespace, wire: dict[str, Any]) -> int:
     return 0
 
 
+#: What may not appear raw in a line of a listing: control characters (a newline would split
+#: a `path:line:col` line in two, an escape would drive the terminal) and the Unicode line and
+#: paragraph separators.
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(path: str) -> str:
+    """A path as one line of a listing shows it: undecodable bytes as `display_path` gives
+    them (`caf\\xe9.py`), and control characters in the same form (`new\\x0aline.py`; those
+    past ASCII as `\\u0085`, so they never read as a byte). `--json` carries names as they
+    are."""
+    from indexing.discover import display_path
+
+    return _UNPRINTABLE.sub(_escape_char, display_path(path))
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
+
+
 def _highlight(text: str, spans: list[dict[str, int]], color: bool) -> str:
     out, last = [], 0
     open_, close = (MARK, UNMARK) if color else ("[", "]")
@@ -455,7 +477,7 @@ def _print_hit(hit: dict[str, Any], color: bool) -> None:
     from indexing.positions import char_index
 
     start = hit["selection"]["start"]  # the best match, inside the cited definition or chunk
-    where = f"{hit['path']}:{start['line'] + 1}:{start['character'] + 1}"
+    where = f"{printable(hit['path'])}:{start['line'] + 1}:{start['character'] + 1}"
     text = hit["snippet"]["text"]
     first = text.split("\n", 1)[0]
     # The wire counts highlights in UTF-16 units, as LSP does; this text is Python's.
