@@ -24,7 +24,7 @@ import difflib
 import re
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from typing import Any
@@ -104,15 +104,32 @@ def _text(value: str) -> str:
     return value.replace("\0", "\ufffd") if "\0" in value else value
 
 
-def _filter_sql(filters: Filters) -> tuple[str, list[Any]]:
+#: Whether a chunk (`c`) holds a definition of the kinds asked (the one parameter) that has
+#: no chunk of its own: its name's line is among the chunk's lines.
+_HOLDS_KIND = (
+    "EXISTS (SELECT 1 FROM kebab.symbols h WHERE h.file_id = c.file_id AND h.kind = ANY(%s) "
+    "AND h.sel_start_line BETWEEN c.start_line AND c.end_line "
+    "AND NOT EXISTS (SELECT 1 FROM kebab.chunks o WHERE o.symbol_id = h.id))")
+
+
+def _filter_sql(filters: Filters, chunks: bool = False) -> tuple[str, list[Any]]:
+    """`filters` as SQL. A kind filter over `chunks` (`c`) keeps a chunk whose own
+    definition (`s`) is of those kinds, and a chunk that holds a definition of those kinds
+    with no chunk of its own (a constant, field, property, variable, enum member or one-line
+    member), as on SQLite (`indexing.store.retrieval._filter_sql`); over refs, it keeps those
+    inside a definition (`s`) of those kinds."""
     clauses: list[str] = []
     args: list[Any] = []
     if filters.langs:
         clauses.append("f.lang = ANY(%s)")
         args.append(list(filters.langs))
     if filters.kinds:
-        clauses.append("s.kind = ANY(%s)")
-        args.append(list(filters.kinds))
+        if chunks:
+            clauses.append(f"(s.kind = ANY(%s) OR {_HOLDS_KIND})")
+            args.extend([list(filters.kinds), list(filters.kinds)])
+        else:
+            clauses.append("s.kind = ANY(%s)")
+            args.append(list(filters.kinds))
     if filters.path_regex:
         clauses.append("f.path ~ %s")
         args.append(_NAMED_GROUP.sub("(?:", filters.path_regex))
@@ -282,9 +299,11 @@ class PgStore:
         return self._conn.transaction()
 
     @contextmanager
-    def reading(self) -> Iterator[Any]:
+    def reading(self, should_stop: Callable[[], bool] | None = None) -> Iterator[Any]:
         """Several statements that must see one state: one repeatable-read transaction, so a
-        batch committed meanwhile is seen by all of them or none."""
+        batch committed meanwhile is seen by all of them or none. `should_stop` is not asked
+        inside a statement here (the search's own checkpoints still are): a team search's
+        statements are bounded by the server's plan, not by the query's length."""
         with self._lock:
             if self._conn.info.transaction_status != TransactionStatus.IDLE:
                 yield self._conn  # inside a batch or another read: that one's state
@@ -483,7 +502,7 @@ class PgStore:
         tsq = self._tsquery(query)
         if tsq is None:
             return []
-        where, args = _filter_sql(filters)
+        where, args = _filter_sql(filters, chunks=True)
         excluded = sorted(set(exclude))
         rank = ranking.rank_sql("c.tsv", "q.q")
         rows = self.execute(
@@ -499,7 +518,7 @@ class PgStore:
         tsq = self._tsquery(query)
         if tsq is None:
             return 0
-        where, args = _filter_sql(filters)
+        where, args = _filter_sql(filters, chunks=True)
         return int(self._value(
             f"SELECT count(*) {CHUNK_FROM} WHERE c.repo = %s AND c.tsv @@ %s::tsquery{where}",
             (self.repo, tsq, *args)))
@@ -542,6 +561,39 @@ class PgStore:
             "ORDER BY c.end_line - c.start_line, c.start_line, c.chunk_id COLLATE \"C\"",
             (self.repo, path, line, line)).fetchall()
         return [chunk_from(r) for r in rows]
+
+    def held_chunk_ids(self, filters: Filters, limit: int) -> tuple[list[str], int]:
+        """(the first `limit` chunk ids, in path and line order, of the chunks the other
+        filters allow that hold a definition of `filters.kinds` with no chunk of its own; how
+        many there are in all), as `Retrieval.held_chunk_ids`."""
+        if not filters.kinds:
+            return [], 0
+        where, args = _filter_sql(replace(filters, kinds=()))
+        rows = self.execute(
+            "SELECT c.chunk_id, count(*) OVER () FROM kebab.chunks c "
+            f"JOIN kebab.files f ON f.id = c.file_id WHERE c.repo = %s AND {_HOLDS_KIND}"
+            f"{where} ORDER BY f.path COLLATE \"C\", c.start_line, c.chunk_id COLLATE \"C\" "
+            "LIMIT %s", (self.repo, list(filters.kinds), *args, limit)).fetchall()
+        if rows:
+            return [str(r[0]) for r in rows], int(rows[0][1])
+        return [], 0
+
+    def held_definitions(self, paths: Iterable[str], kinds: Sequence[str]
+                         ) -> dict[str, list[Symbol]]:
+        """The definitions of `kinds` in `paths` that have no chunk of their own, by path,
+        in position order, as `Retrieval.held_definitions`."""
+        out: dict[str, list[Symbol]] = {}
+        wanted = sorted(set(paths))
+        if not kinds or not wanted:
+            return out
+        for r in self.execute(
+                f"SELECT f.path, {SYMBOL_COLUMNS} FROM kebab.symbols s JOIN kebab.files f "
+                "ON f.id = s.file_id WHERE f.repo = %s AND f.path = ANY(%s) "
+                "AND s.kind = ANY(%s) "
+                "AND NOT EXISTS (SELECT 1 FROM kebab.chunks o WHERE o.symbol_id = s.id) "
+                "ORDER BY f.path COLLATE \"C\", s.ord", (self.repo, wanted, list(kinds))):
+            out.setdefault(str(r[0]), []).append(symbol_from(r[1:]))
+        return out
 
     def with_texts(self, rows: Sequence[ChunkRow]) -> list[ChunkRow]:
         ids = [r.rowid for r in rows if r.text is None]

@@ -17,7 +17,7 @@ those stay its own until a second backend needs them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -104,7 +104,8 @@ class SearchStore(Protocol):
     @property
     def damage(self) -> str | None: ...
 
-    def reading(self) -> AbstractContextManager[Any]: ...
+    def reading(self, should_stop: Callable[[], bool] | None = None
+                ) -> AbstractContextManager[Any]: ...
 
     def match_chunks(self, query: LexicalQuery, filters: Filters, limit: int,
                      exclude: Iterable[int] = ()) -> list[ChunkRow]: ...
@@ -126,6 +127,18 @@ class SearchStore(Protocol):
     def with_texts(self, rows: Sequence[ChunkRow]) -> list[ChunkRow]: ...
 
     def chunks_by_ids(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRow]: ...
+
+    def held_chunk_ids(self, filters: Filters, limit: int) -> tuple[list[str], int]:
+        """(the first `limit` chunk ids, in path and line order, of the chunks the other
+        filters allow that hold a definition of `filters.kinds` which has no chunk of its
+        own; how many there are in all): a kind filter keeps those chunks too."""
+        ...
+
+    def held_definitions(self, paths: Iterable[str], kinds: Sequence[str]
+                         ) -> dict[str, list[Symbol]]:
+        """The definitions of `kinds` in `paths` that have no chunk of their own, by path,
+        in position order: what a chunk a kind filter keeps for holding one cites."""
+        ...
 
     def all_symbols(self) -> list[SymbolRow]: ...
 
@@ -190,7 +203,8 @@ class EmbeddingStore(Protocol):
     embedded-text hash, and the meta a completed sync leaves (which lexical version, model
     and vector table version it saw)."""
 
-    def reading(self) -> AbstractContextManager[Any]: ...
+    def reading(self, should_stop: Callable[[], bool] | None = None
+                ) -> AbstractContextManager[Any]: ...
 
     def embedding_sources(self) -> list[EmbeddingSource]: ...
 
