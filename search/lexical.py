@@ -27,6 +27,7 @@ from indexing.records import Span
 from indexing.store import ChunkRow, QuerySyntaxError, SearchStore
 from indexing.store.retrieval import Checkpoint, go_on  # the stores' long reads take it too
 from indexing.text import has_unspaced_words
+from search.held import held_at
 from search.query import ParsedQuery, content_terms, fill_terms
 from search.types import InvalidQuery
 
@@ -166,20 +167,26 @@ def exact(store: SearchStore, needle: str, filters: Filters, limit: int,
 def _exact_in_kinds(store: SearchStore, needle: str, filters: Filters, limit: int,
                     check: Checkpoint) -> LexicalResult:
     """`exact` under a kind filter: every occurrence is placed in its chunk, so the count is
-    of the files that hold the text inside such a definition, not of every file with it."""
+    of the files that hold the text inside such a definition, not of every file with it. An
+    occurrence inside a definition of those kinds that has no chunk of its own (a constant,
+    a field, a one-line member: `search.held`) counts too, placed in the chunk that holds
+    it."""
     where = _Needle(needle)
     found: list[tuple[int, str, Span, ChunkRow]] = []
     files = store.files_containing(needle, filters, check)
+    held = store.held_definitions([path for path, _lang, _text in files], filters.kinds)
     for done, (path, _lang, text) in enumerate(files):
         check("exact text, reading files", done, len(files))
         inside: list[tuple[Span, ChunkRow]] = []
         lines: dict[int, list[ChunkRow]] = {}  # a line's chunks, read once for its occurrences
+        homeless = held.get(path, [])
         at = text.find(needle)
         while at >= 0:
             span = where.span(text, at)
             chunk = where.chunk(store, path, span, lines)
-            if chunk is not None and chunk.symbol is not None and (
-                    str(chunk.symbol.kind) in filters.kinds):
+            if chunk is not None and (
+                    (chunk.symbol is not None and str(chunk.symbol.kind) in filters.kinds)
+                    or held_at(homeless, span) is not None):
                 inside.append((span, chunk))
             at = text.find(needle, at + max(1, len(needle)))
         if inside:
