@@ -24,6 +24,7 @@ from indexing.store import (
     Stats,
     StoreClosed,
     StoreCorrupt,
+    StoreInterrupted,
     StoreUnwritable,
 )
 from indexing.text import token_parts, tokens
@@ -35,10 +36,12 @@ from search.query import (
     CODE_FRAGMENT,
     CODE_NOT_FOUND,
     FIND_PHRASE,
+    MAX_TERMS,
     PRIVATE_NAME,
     Intent,
     ParsedQuery,
     asked_name,
+    check_terms,
     highlight_words,
     is_question,
     name_in_words,
@@ -48,6 +51,7 @@ from search.query import (
     private_name,
     reads_as_sentence,
     route,
+    too_many_terms,
     usage_question,
 )
 from search.request import validate
@@ -205,8 +209,12 @@ class Searcher:
         started = time.perf_counter()
         validate(req)
         try:
-            with self.store.reading():  # every statement sees one state, whatever a save commits
+            # Every statement sees one state, whatever a save commits; a cancelled request
+            # stops inside a long statement too.
+            with self.store.reading(should_stop):
                 return self._search(req, should_stop, started)
+        except StoreInterrupted as exc:
+            raise Cancelled(str(exc)) from exc
         except (StoreCorrupt, StoreClosed, StoreUnwritable) as exc:
             return self._unanswered(req, exc, started)
 
@@ -225,6 +233,7 @@ class Searcher:
         parsed = parse(req.query)
         stop = should_stop or (lambda: False)
         plan, intent, parsed = self._private_name(*_plan(req, parsed))
+        check_terms(parsed)
         meta = Meta(mode=req.mode, intent={"name": intent.name, "rule": intent.rule})
         if intent.name == "usage":
             return self._usage(req, intent, meta, started)
@@ -252,7 +261,11 @@ class Searcher:
                                    fill_below(plan, req.k), _checkpoint(stop))
             if lex.total == 0 and parsed.terms and _read_as_code(req, intent, parsed):
                 _check(stop)
-                plan, intent, parsed, lex = self._as_words(req, parsed, meta, window, stop)
+                if len(parsed.terms) > MAX_TERMS:
+                    meta.warnings.append("no file holds the query as exact text; "
+                                         + too_many_terms(len(parsed.terms)))
+                else:
+                    plan, intent, parsed, lex = self._as_words(req, parsed, meta, window, stop)
             timing["lexical_ms"] = _ms(t0)
         _check(stop)
         vec: vector.VectorResult | None = None

@@ -73,6 +73,27 @@ class ParsedQuery:
         return self.shape in ("quoted", "code")
 
 
+#: The most words one search ANDs together. FTS5's cost grows faster than their number (a
+#: query of 1,000 words runs for seconds, 3,000 for a minute, in one statement no
+#: cancellation reaches), while a question is seldom 40 words: 200 of them take a few
+#: milliseconds. Quoted text is found as text, at any length.
+MAX_TERMS = 200
+
+
+def too_many_terms(count: int) -> str:
+    return (f"the query has {count:,} words; a search by words takes at most {MAX_TERMS}: "
+            "shorten it, or put it in quotes to find it as exact text")
+
+
+def check_terms(parsed: ParsedQuery) -> None:
+    """Raises InvalidQuery for a query that ANDs more than `MAX_TERMS` words (as read for its
+    intent: `similar` reads code as any of its names, which this does not bound)."""
+    count = (len(parsed.fts_raw.split()) if parsed.shape == "raw"
+             else len(parsed.terms) if parsed.shape == "terms" else 0)
+    if count > MAX_TERMS:
+        raise InvalidQuery(too_many_terms(count))
+
+
 def parse(query: str) -> ParsedQuery:
     text = query.strip()
     if not text:

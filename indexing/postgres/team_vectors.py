@@ -79,8 +79,9 @@ class TeamEmbeddings:
         self.store = store
         self._vectors = vectors
 
-    def reading(self) -> AbstractContextManager[Any]:
-        return self.store.reading()
+    def reading(self, should_stop: Callable[[], bool] | None = None
+                ) -> AbstractContextManager[Any]:
+        return self.store.reading(should_stop)
 
     def embedding_sources(self) -> list[EmbeddingSource]:
         return self.store.embedding_sources()

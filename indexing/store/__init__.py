@@ -28,6 +28,7 @@ from indexing.store.connection import (
     StoreClosed,
     StoreCorrupt,
     StoreError,
+    StoreInterrupted,
     StoreUnwritable,
     StoreWatcher,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "StoreClosed",
     "StoreCorrupt",
     "StoreError",
+    "StoreInterrupted",
     "StoreUnwritable",
     "StoreWatcher",
     "SymbolRow",

@@ -78,6 +78,17 @@ class StoreClosed(StoreError):
     """The store was closed (its folder was removed) or rebuilt under a running query."""
 
 
+class StoreInterrupted(StoreError):
+    """A read stopped inside a statement because its caller gave up (`reading`'s
+    `should_stop`): one FTS5 statement over a query of thousands of terms runs for a minute,
+    and a cancelled request must free its worker, not finish it."""
+
+
+#: SQLite virtual-machine steps between two `should_stop` questions: well under a
+#: millisecond, and a negligible cost per question.
+STOP_CHECK_STEPS = 10_000
+
+
 
 class StoreWatcher(Protocol):
     """Who hears about trouble the store finds; called from whichever thread found it, so
@@ -453,12 +464,26 @@ class StoreConnection:
     # -- reading and writing -------------------------------------------------------------------
 
     @contextmanager
-    def reading(self) -> Iterator[Any]:
+    def reading(self, should_stop: Callable[[], bool] | None = None) -> Iterator[Any]:
         """Several statements that must see one state of the index: a read transaction, so a
-        write committed meanwhile (a save, a scan's batch) is seen by all of them or none."""
+        write committed meanwhile (a save, a scan's batch) is seen by all of them or none.
+        With `should_stop`, a statement stops within `STOP_CHECK_STEPS` steps of it saying
+        so, and the read raises StoreInterrupted (give it on the outermost read only: the
+        handler is this thread's connection's, and the read that set it clears it)."""
         conn = self.conn
-        with conn:
-            yield conn
+        if should_stop is None:
+            with conn:
+                yield conn
+            return
+        conn.raw.set_progress_handler(should_stop, STOP_CHECK_STEPS)
+        try:
+            with conn:
+                yield conn
+        except apsw.InterruptError as exc:
+            raise StoreInterrupted(f"stopped inside a statement: {exc}") from exc
+        finally:
+            with suppress(apsw.Error):
+                conn.raw.set_progress_handler(None)
 
     @contextmanager
     def writing(self) -> Iterator[Any]:

@@ -143,6 +143,10 @@ BAD_PARAMS: list[tuple[Any, str]] = [
     ({"query": "user", "filters": "python"}, "'filters' must be an object"),
     ({"query": "'foo AND'"}, "invalid FTS5 expression"),
     ({"query": "x" * 1_000_000}, "1,000,000 characters long; the limit is 10,000"),
+    # FTS5's cost grows faster than the words it ANDs: 3,000 ran for a minute, uncancellable.
+    ({"query": " ".join(["ab"] * 3000)}, "the query has 3,000 words; a search by words takes at "
+                                         "most 200"),
+    ({"query": "'" + " AND ".join(["user"] * 150) + "'"}, "the query has 299 words"),
     ({"query": "user \ud800"}, "a lone surrogate at character 5"),
     ({"query": "user\x00"}, "a NUL character at character 4"),
 ]
@@ -155,8 +159,15 @@ async def test_bad_params_are_invalid_params(start_server: StartFn, workspace: P
             await s.request("kebab/search", params)
         assert caught.value.code == -32602
         assert message in caught.value.message, (params, caught.value.message)
-    # The server is still up and answering.
+    # The server is still up and answering; 200 words are a search, and quoted text of any
+    # length is exact text.
     assert valid(await s.search({"query": "user"}))["hits"]
+    assert valid(await s.search({"query": " ".join(["user"] * 200)}))["hits"]
+    assert valid(await s.search({"query": '"' + " ".join(["zq"] * 3000) + '"'}))["hits"] == []
+    # Read as code (the `*`), found in no file, and too long to ask again by its words.
+    code = valid(await s.search({"query": " ".join(["a*"] * 3000)}))
+    assert code["hits"] == []
+    assert any("the query has 3,000 words" in w for w in code["meta"]["warnings"]), code["meta"]
 
 
 async def test_a_small_k_answers_with_the_first_hits_of_a_larger_one(

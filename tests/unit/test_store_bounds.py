@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from indexing.records import Extraction
-from indexing.store import CHANGES_KEEP_PATHS, FileWrite, Store
+from indexing.store import CHANGES_KEEP_PATHS, FileWrite, Store, StoreInterrupted
 from indexing.store import embed_cache as embed_cache_module
 
 
@@ -71,3 +71,24 @@ def test_the_embedding_cache_is_pruned_to_what_chunks_need_plus_a_bounded_spare(
                                    + 7200) == 20
     assert store.embed_cache_size() == 40
     store.close()
+
+
+def test_a_read_told_to_stop_stops_inside_a_statement(tmp_path: Path) -> None:
+    """One statement can run for a minute (FTS5 over thousands of terms); a cancelled request
+    must stop inside it, not after it."""
+    store = Store(tmp_path / "idx")
+    endless = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT ?) "
+               "SELECT count(*) FROM c")
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > 3
+
+    started = time.monotonic()
+    with pytest.raises(StoreInterrupted), store.reading(stop):
+        store.conn.execute(endless, (10**12,)).fetchone()
+    assert time.monotonic() - started < 5
+    # The handler is gone with the read: the next statement runs to its end.
+    with store.reading():
+        assert store.conn.execute(endless, (100_000,)).fetchone()[0] == 100_000
