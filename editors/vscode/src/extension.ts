@@ -37,8 +37,13 @@ const SERVER_SETTINGS = [
   'embedThreads',
   'modelDir',
   'rrfK',
+  'store',
+  'repo',
+  'teamVectors',
   'provideReferences',
 ] as const;
+// Server settings that name a local path, expanded here as `kebab.serverPath` is.
+const PATH_SETTINGS: readonly string[] = ['indexDir', 'modelDir', 'teamVectors'];
 const RESTART_SETTINGS = ['serverPath', 'serverArgs', 'interpreter'];
 // The oldest server this extension works with (its serverInfo.version, from `initialize`).
 export const MIN_SERVER_VERSION = '0.1.0';
@@ -164,7 +169,7 @@ export function serverSettings(): Record<string, unknown> {
     if (value === undefined) {
       continue;
     }
-    if (key === 'indexDir' || key === 'modelDir') {
+    if (PATH_SETTINGS.includes(key)) {
       value = typeof value === 'string' && value.trim() ? expandPath(value) : null;
     }
     out[key] = value;

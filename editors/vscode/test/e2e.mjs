@@ -1030,6 +1030,25 @@ async function main() {
     await waitForStatus(page, `Kebab: ${total} files`, 60_000);
   };
 
+  await check('kebab.store and kebab.repo reach the server: a search answers from (here: fails to reach) the team index', async () => {
+    await running();
+    await clearAllNotifications(page);
+    await editSettings({ ...baseSettings, 'kebab.store': 'postgresql://alice@127.0.0.1:9/code', 'kebab.repo': 'acme/app' });
+    const toast = page.locator(SEL.toast).filter({ hasText: 'Kebab: search failed' });
+    const until = Date.now() + 30_000;
+    while (!(await toast.count()) && Date.now() < until) {
+      // The settings reach the server a moment after the save: search until it answers by them.
+      await kebabSearch(page, 'compute_total_with_tax').catch(() => {});
+      await closeQuickInput(page);
+      await sleep(500);
+    }
+    const text = await toast.first().innerText({ timeout: 1000 });
+    if (!text.includes('team index at postgresql://alice@127.0.0.1:9/code')) fail(`error message: ${JSON.stringify(text)}`);
+    await shot(page, 'team-store');
+    await clearAllNotifications(page);
+    await running();
+  });
+
   if (pageErrors.length) log(`page errors (not failures): ${pageErrors.slice(0, 5).join(' | ')}`);
 }
 
