@@ -951,14 +951,23 @@ function refText(ref: UsageRef): string {
   return ref.kind === 'call' && ref.receiver ? `call on ${ref.receiver}` : ref.kind;
 }
 
+/**
+ * Text from the index as a QuickPick shows it: there `$(name)` is an icon, so a line such as
+ * `stamp="$(hostname)"` lost the very word searched for. `\$(name)` is shown as `$(name)`;
+ * a `$(` that is no icon's syntax (`$(date +%s)`) is shown as it is, and left so.
+ */
+function literal(text: string): string {
+  return text.replace(/\$\([A-Za-z0-9-]+(?:~[A-Za-z]+)?\)/g, (icon) => `\\${icon}`);
+}
+
 /** A hit's row: its definition (or chunk) title, `path:line` of the match and its kind of use, the line. */
 function hitItem(hit: SearchHit): PickItem {
   const icon = KIND_ICONS[hit.kind] ?? 'file-text';
   const range = hit.selection ?? hit.location.range;
   return {
-    label: `$(${icon}) ${hit.title}`,
-    description: `${hit.path}:${range.start.line + 1}` + (hit.ref ? ` · ${refText(hit.ref)}` : ''),
-    detail: firstLine(hit),
+    label: `$(${icon}) ${literal(hit.title)}`,
+    description: literal(`${hit.path}:${range.start.line + 1}` + (hit.ref ? ` · ${refText(hit.ref)}` : '')),
+    detail: literal(firstLine(hit)),
     jump: { uri: hit.location.uri, path: hit.path, range },
   };
 }
@@ -969,10 +978,10 @@ function fileItem(file: FileGroup): PickItem {
   const shown = outline.slice(0, 8).join(', ') + (outline.length > 8 ? ', …' : '');
   const top = { line: 0, character: 0 };
   return {
-    label: `$(file) ${file.path}`,
+    label: `$(file) ${literal(file.path)}`,
     // A file its file vector found, with no hit of its own: what it is about matched.
     description: `${file.hits ? plural(file.hits, 'hit') : 'about this'} · ${file.lang}`,
-    detail: file.doc || (shown ? `defines ${shown}` : ''),
+    detail: literal(file.doc || (shown ? `defines ${shown}` : '')),
     jump: { uri: file.uri, path: file.path, range: { start: top, end: top } },
   };
 }

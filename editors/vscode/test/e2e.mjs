@@ -240,6 +240,12 @@ def largest_invoice(invoices):
             best = invoice
     return best
 `,
+  // A line with shell command substitutions, which a QuickPick would draw as icons.
+  'scripts/deploy.sh': `#!/bin/sh
+# Prints a stamp for this build.
+stamp="release-$(date +%s)-$(hostname)"
+echo "$stamp"
+`,
   'README.md': `# Shop
 
 A tiny shop: invoices with sales tax, shipping rates, and network calls retried with backoff.
@@ -676,6 +682,16 @@ async function main() {
     const { line, col } = lineCol(invoice, 'compute_total_with_tax(');
     await expectEditorAt(page, 'invoice.py', line, col);
     await shot(page, 'search-opened');
+  });
+
+  await check('Kebab: Search shows a $(name) in a line as written, not as an icon', async () => {
+    // The block's row: its detail is the line that matched.
+    const { row } = await searchUntil(page, 'hostname', 'stamp="release-');
+    const text = (await row.innerText()).replace(/\s+/g, ' ');
+    log(`  row: ${text}`);
+    if (!text.includes('stamp="release-$(date +%s)-$(hostname)"')) fail(`the row does not show the line as written: ${JSON.stringify(text)}`);
+    await shot(page, 'search-literal-dollar');
+    await closeQuickInput(page);
   });
 
   await check('Kebab: Search: arrow keys to a lower row, Enter opens that hit', async () => {
