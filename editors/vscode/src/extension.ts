@@ -131,10 +131,20 @@ interface FolderStatus {
   writer?: { this_process: boolean; pid: number | null; changes: string };
   warnings?: string[];
 }
+/** A workspace folder the server could not open, so nothing in it is searched. */
+interface UnopenedFolder {
+  uri: string;
+  name: string;
+  root: string | null;
+  reason: string;
+}
 interface StatusResponse {
   folders: FolderStatus[];
   building: boolean;
+  /** Absent from servers older than it: read as none. */
+  unopened?: UnopenedFolder[];
 }
+
 
 /** Where picking a row goes: the cursor at the start of `range`, which flashes. */
 interface Jump {
@@ -435,7 +445,7 @@ class KebabExtension implements vscode.Disposable {
     this.stateListener = client.onDidChangeState((e) => {
       if (e.newState === State.Stopped && this.client === client) {
         this.stopPolling();
-        this.setStatus('$(error) Kebab', 'kebab-lsp is not running', true);
+        this.setStatus('$(error) Kebab', 'kebab-lsp is not running', 'error');
       }
     });
     try {
@@ -457,7 +467,7 @@ class KebabExtension implements vscode.Disposable {
   /** One error message with the fix; the status bar turns red; commands explain. */
   private async failStart(message: string, setting: string, reason?: string): Promise<void> {
     this.startError = reason ?? message.replace(/^Kebab: /, '');
-    this.setStatus('$(error) Kebab', `kebab-lsp failed to start: ${this.startError}`, true);
+    this.setStatus('$(error) Kebab', `kebab-lsp failed to start: ${this.startError}`, 'error');
     // The client registers the server's kebab.reindex command only once it is running.
     this.fallbackReindex?.dispose();
     this.fallbackReindex = vscode.commands.registerCommand('kebab.reindex', () => this.notRunning());
@@ -812,10 +822,10 @@ class KebabExtension implements vscode.Disposable {
 
   // -- status --
 
-  private setStatus(text: string, tooltip: string, error = false): void {
+  private setStatus(text: string, tooltip: string, severity?: 'error' | 'warning'): void {
     this.statusItem.text = text;
     this.statusItem.tooltip = tooltip;
-    this.statusItem.backgroundColor = error ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+    this.statusItem.backgroundColor = severity ? new vscode.ThemeColor(`statusBarItem.${severity}Background`) : undefined;
   }
 
   private stopPolling(): void {
@@ -850,7 +860,7 @@ class KebabExtension implements vscode.Disposable {
       building = status.building;
       this.renderStatus(status);
     } catch (err) {
-      this.setStatus('$(warning) Kebab', `kebab/status failed: ${errorText(err)}`, true);
+      this.setStatus('$(warning) Kebab', `kebab/status failed: ${errorText(err)}`, 'error');
     }
     if (this.client === client && client.state === State.Running) {
       this.schedulePoll(building ? POLL_BUILDING_MS : POLL_IDLE_MS);
@@ -859,13 +869,19 @@ class KebabExtension implements vscode.Disposable {
 
   private renderStatus(status: StatusResponse): void {
     const files = status.folders.reduce((n, f) => n + f.files, 0);
-    const lines = status.folders.map((f) => {
-      const state = f.building
-        ? `indexing${f.progress ? ` ${f.progress.done}/${f.progress.total} files` : ''}`
-        : 'up to date';
-      return `${path.basename(f.root)}: ${f.files} files, ${f.symbols} symbols, ${state}`;
-    });
-    const tooltip = (lines.length ? lines.join('\n') : 'no workspace folder is indexed') + '\nClick for details';
+    const unopened = status.unopened ?? [];
+    const lines = [
+      ...status.folders.map((f) => {
+        const state = f.building
+          ? `indexing${f.progress ? ` ${f.progress.done}/${f.progress.total} files` : ''}`
+          : 'up to date';
+        return `${path.basename(f.root)}: ${f.files} files, ${f.symbols} symbols, ${state}`;
+      }),
+      ...unopened.map(unopenedText),
+    ];
+    const tooltip = (lines.length ? lines.join('\n') : nothingIndexed()) + '\nClick for details';
+    // A folder that is not searched at all must not look like a healthy, smaller index.
+    const severity = unopened.length ? 'warning' : undefined;
     if (status.building) {
       let done = 0;
       let total = 0;
@@ -876,7 +892,9 @@ class KebabExtension implements vscode.Disposable {
         }
       }
       const pct = total > 0 ? ` ${Math.floor((done * 100) / total)}%` : '';
-      this.setStatus(`$(sync~spin) Kebab${pct}`, `Indexing…\n${tooltip}`);
+      this.setStatus(`$(sync~spin) Kebab${pct}`, `Indexing…\n${tooltip}`, severity);
+    } else if (unopened.length) {
+      this.setStatus(`$(warning) Kebab: ${plural(unopened.length, 'folder')} not indexed`, tooltip, severity);
     } else {
       this.setStatus(`$(search) Kebab: ${files} files`, tooltip);
     }
@@ -904,14 +922,48 @@ class KebabExtension implements vscode.Disposable {
       const warned = f.warnings?.length ? `; ⚠ ${f.warnings.join('; ')}` : '';
       return `${path.basename(f.root)}: ${f.files} files, ${f.symbols} symbols, ${f.chunks} chunks, ${state}; index in ${f.index_dir}${changes}${warned}`;
     });
-    const message = parts.length ? `Kebab: ${parts.join(' | ')}` : 'Kebab: no workspace folder is open, nothing is indexed.';
-    const choice = await vscode.window.showInformationMessage(message, 'Rebuild Index', 'Show Output');
+    const unopened = status.unopened ?? [];
+    parts.push(...unopened.map((f) => `⚠ ${unopenedText(f)}`));
+    const message = parts.length ? `Kebab: ${parts.join(' | ')}` : `Kebab: ${nothingIndexed()}.`;
+    const actions = ['Rebuild Index', ...(unopened.length ? ['Open Settings'] : []), 'Show Output'];
+    const show = unopened.length ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    const choice = await show(message, ...actions);
     if (choice === 'Rebuild Index') {
       await vscode.commands.executeCommand('kebab.reindex');
+    } else if (choice === 'Open Settings') {
+      vscode.commands.executeCommand('workbench.action.openSettings', 'kebab.indexDir');
     } else if (choice === 'Show Output') {
       this.output.show();
     }
   }
+}
+
+/**
+ * What a status listing no folder means: none is open, or none of those open is indexed (a
+ * server older than `unopened` leaves out the folders it could not open, and logs why).
+ */
+function nothingIndexed(): string {
+  const open = vscode.workspace.workspaceFolders?.length ?? 0;
+  if (!open) {
+    return 'no workspace folder is open, nothing is indexed';
+  }
+  const which = open === 1 ? 'the workspace folder is' : `none of the ${open} workspace folders is`;
+  return `${which} indexed; the Kebab output says why`;
+}
+
+/** "ws1 is not indexed: <reason>", and where indexes go when its index is what failed. */
+function unopenedText(folder: UnopenedFolder): string {
+  return `${folder.name || folder.root || folder.uri} is not indexed: ${folder.reason}${indexDirHint(folder.reason)}`;
+}
+
+function indexDirHint(reason: string): string {
+  if (/not a local directory/i.test(reason)) {
+    return '';
+  }
+  const dir = vscode.workspace.getConfiguration(SECTION).get<unknown>('indexDir');
+  return typeof dir === 'string' && dir.trim()
+    ? ` (indexes go under "kebab.indexDir", ${dir}: make it a writable directory, or clear it for the user cache)`
+    : ' (indexes go under the user cache directory: make it writable, or set "kebab.indexDir")';
 }
 
 function firstLine(hit: SearchHit): string {

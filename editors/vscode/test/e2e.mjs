@@ -1065,6 +1065,29 @@ async function main() {
     await running();
   });
 
+  await check('a folder whose index cannot be opened: a warning in the status bar, and Show Index Status says why', async () => {
+    await running();
+    await clearAllNotifications(page);
+    await editSettings({ ...baseSettings, 'kebab.indexDir': '/proc/kebab-index' });
+    const text = await waitForStatus(page, 'not indexed');
+    const background = await statusBackground(page);
+    if (background === 'none') fail('the status bar item has no error or warning background');
+    if (text !== 'Kebab: 1 folder not indexed') fail(`status bar item says ${JSON.stringify(text)}`);
+    await clearAllNotifications(page);
+    await runCommand(page, 'Kebab: Show Index Status');
+    const toast = page.locator(SEL.toast).filter({ hasText: 'shop is not indexed' });
+    await toast.first().waitFor({ state: 'visible' });
+    const message = (await toast.first().innerText()).replace(/\s+/g, ' ');
+    log(`  ${message}`);
+    if (!message.includes('/proc/kebab-index') || !message.includes('"kebab.indexDir"') || message.includes('no workspace folder is open')) {
+      fail(`status message: ${JSON.stringify(message)}`);
+    }
+    await sleep(700);
+    await shot(page, 'unopened-status');
+    await clearAllNotifications(page);
+    await running();
+  });
+
   if (pageErrors.length) log(`page errors (not failures): ${pageErrors.slice(0, 5).join(' | ')}`);
 }
 
