@@ -56,6 +56,10 @@ class LanguageRules:
     package_node: str | None = None
     #: Definition nodes whose `receiver` field names the type a method belongs to (Go).
     receiver_nodes: frozenset[str] = frozenset()
+    #: Definition nodes written in a callable's parameters that are members of the type
+    #: around it (PHP's promoted constructor parameters): they belong to the type, not the
+    #: callable.
+    member_parameters: frozenset[str] = frozenset()
     #: A method named like its container is its constructor (C++).
     constructor_named_like_container: bool = False
     #: The type of a definition's next sibling that is its body, when the grammar does not
@@ -69,12 +73,15 @@ class LanguageRules:
     embedded: Literal["none", "scripts"] = "none"
 
 
-_LIST_RULES = frozenset({"receiver_nodes", "comment_nodes", "attribute_nodes"})
+_LIST_RULES = frozenset(
+    {"receiver_nodes", "comment_nodes", "attribute_nodes", "member_parameters"}
+)
 _RULE_TYPES: dict[str, type] = {
     "extends": str, "extractor": str, "doc": str, "doc_comment": str, "doc_node": str,
     "comment_nodes": list, "attribute_nodes": list, "doc_gap": int, "doc_markup": str,
     "package_node": str,
-    "receiver_nodes": list, "constructor_named_like_container": bool, "body_sibling": str,
+    "receiver_nodes": list, "member_parameters": list,
+    "constructor_named_like_container": bool, "body_sibling": str,
     "merge_clauses": bool, "embedded": str,
 }
 _RULE_CHOICES: dict[str, tuple[str, ...]] = {

@@ -23,7 +23,7 @@ from indexing.extract.refs import extract_refs
 from indexing.grammars import get_query, parse
 from indexing.language_rules import LanguageRules, has_definitions, language_rules
 from indexing.positions import SourceText
-from indexing.records import Extraction, Span, Symbol, SymbolKind
+from indexing.records import CALLABLE_KINDS, Extraction, Span, Symbol, SymbolKind
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -381,6 +381,8 @@ def _link(defs: list[Definition], packages: list[tuple[int, str]], rules: Langua
         while stack and not _encloses(stack[-1], d):
             stack.pop()
         d.parent = stack[-1] if stack else None
+        if d.node.type in rules.member_parameters and d.parent and d.parent.kind in CALLABLE_KINDS:
+            d.parent = d.parent.parent  # the type around the constructor
         _refine_kind(d, rules)
         if d.parent is not None:
             scope = d.parent.child_scope

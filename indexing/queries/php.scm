@@ -32,6 +32,11 @@
   (property_element
     name: (variable_name (name) @name))) @definition.property
 
+; PHP 8 promoted constructor parameters (`private readonly string $field`) are properties of
+; the class (php.toml's `member_parameters`), named without `$` like the declared ones.
+(property_promotion_parameter
+  name: (variable_name (name) @name)) @definition.property
+
 (const_declaration
   (const_element (name) @name)) @definition.constant
 

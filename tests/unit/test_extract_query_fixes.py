@@ -328,3 +328,53 @@ def test_lua_a_local_made_by_a_call_is_a_definition_when_the_file_defines_functi
     assert argument.selection == Span(0, 6, 0, 14)
     assert argument.range == Span(0, 0, 6, 2)
     assert by_name(ex, "M").selection == Span(10, 6, 10, 7)
+
+
+# doctrine/collections 2.1.2, Expr/Comparison.php (lines 1-12 and 25-47, shortened), and a
+# documented promoted parameter on a line of its own.
+PHP_PROMOTED = """<?php
+
+namespace Doctrine\\Common\\Collections\\Expr;
+
+class Comparison implements Expression
+{
+    private readonly Value $value;
+
+    public function __construct(private readonly string $field, \
+private readonly string $op, mixed $value)
+    {
+        $this->value = $value;
+    }
+}
+
+final class Criteria
+{
+    public function __construct(
+        /** The filter, if any. */
+        private Expression|null $expression = null,
+        array|null $orderings = null,
+    ) {
+    }
+}
+"""
+
+
+def test_php_promoted_constructor_parameters_are_properties_of_the_class() -> None:
+    ex = run("Comparison.php", PHP_PROMOTED)
+    ns = "Doctrine.Common.Collections.Expr"
+    assert [row for row in table(ex) if row[1] != K.NAMESPACE] == [
+        ("Comparison", K.CLASS, None, f"{ns}.Comparison"),
+        ("value", K.PROPERTY, "Comparison", f"{ns}.Comparison.value"),
+        ("__construct", K.CONSTRUCTOR, "Comparison", f"{ns}.Comparison.__construct"),
+        ("field", K.PROPERTY, "Comparison", f"{ns}.Comparison.field"),  # not `$value`
+        ("op", K.PROPERTY, "Comparison", f"{ns}.Comparison.op"),
+        ("Criteria", K.CLASS, None, f"{ns}.Criteria"),
+        ("__construct", K.CONSTRUCTOR, "Criteria", f"{ns}.Criteria.__construct"),
+        ("expression", K.PROPERTY, "Criteria", f"{ns}.Criteria.expression"),
+    ]
+    field = by_name(ex, "field")
+    assert field.selection == Span(8, 57, 8, 62)
+    assert field.range == Span(8, 32, 8, 62)
+    expression = by_name(ex, "expression")
+    assert expression.selection == Span(18, 33, 18, 43)
+    assert expression.doc == "The filter, if any."
