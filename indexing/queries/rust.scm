@@ -26,9 +26,10 @@
 (impl_item
   type: (_) @name) @definition.object
 
-; Required trait methods have no body.
+; A function with no body: a trait's required method (its trait makes it a method) or a
+; function of an `extern` block (a free function).
 (function_signature_item
-  name: (identifier) @name) @definition.method
+  name: (identifier) @name) @definition.function
 
 (macro_definition
   name: (identifier) @name) @definition.function

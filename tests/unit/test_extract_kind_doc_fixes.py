@@ -279,3 +279,19 @@ def test_a_comment_after_code_on_its_line_still_belongs_to_that_code() -> None:
     ex = run("src/lib.rs", "/// One.\npub const A: u8 = 1; // the first\n"
                            "pub const B: u8 = 2;\n")
     assert (by_name(ex, "A").doc, by_name(ex, "B").doc) == ("One.", "")
+
+
+def test_a_bodiless_rust_fn_is_a_method_of_its_trait_and_a_function_of_an_extern_block() -> None:
+    ex = run("src/ffi.rs", '''mod sys {
+    extern "C" {
+        fn getpid() -> i32;
+    }
+}
+
+pub trait Reader {
+    fn read(&mut self, buf: &mut [u8]) -> usize;
+}
+''')
+    assert [(s.name, s.kind, s.container) for s in ex.symbols
+            if s.name in ("getpid", "read")] == [
+        ("getpid", K.FUNCTION, "sys"), ("read", K.METHOD, "Reader")]
