@@ -42,7 +42,13 @@ from indexing.text import FTS_TOKENIZER
 # 16: a body on the lines below its header (Python's, Lua's, Ruby's indented blocks) starts
 #     with the header (`indexing.extract.syntax_windows`): a long function's or class's first
 #     chunk had been its `def` or `class` line alone, its docstring and body in the next.
-SCHEMA_VERSION = 16
+# 17: definitions a language-coverage hunt found missing or wrong: Go `var ( … )` specs and
+#     interface methods, C function-pointer typedefs, PHP promoted properties, Lua classes
+#     made by a call, Kotlin/Swift locals dropped, Ruby module and Java anonymous-class
+#     methods, TypeScript constructor signatures, a lone Go alias in a `type ( … )` block,
+#     Erlang EDoc across a blank line, docs above an attribute with a trailing comment, and
+#     `.h` headers read as C, C++ or Objective-C by their text (`indexing.detect`).
+SCHEMA_VERSION = 17
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for
 #: another version (`indexing.store.carry`): since 8, `embed_cache` holds (model, embedded-text
