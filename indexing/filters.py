@@ -68,14 +68,40 @@ def glob_to_regex(glob: str) -> str:
                           "relative to the workspace folder")
     if text[0] in "!#":  # negation and comments in a .gitignore; plain characters here
         text = "\\" + text
+    regex, problem = _translate(text)
+    if problem is not None:
+        raise InvalidGlob(f"path_glob {glob!r} is not a valid glob: {problem}")
+    if regex is None:
+        raise InvalidGlob(f"path_glob {glob!r} is not a valid glob")
+    return regex
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why pathspec cannot read `pattern`, one gitignore line (an `exclude` or `languages`
+    glob, a line of an ignore file), or None when it can. Git reads such a line as one that
+    matches nothing; pathspec raises, from the whole spec, so each line is asked first."""
+    return _translate(pattern)[1]
+
+
+def _translate(pattern: str) -> tuple[str | None, str | None]:
+    """(the regex of a gitignore line, or None for a blank line or a comment; why it cannot
+    be translated, or None)."""
     # Imported here: a search without a glob never pays for pathspec.
     from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
-    regex, _include = GitIgnoreSpecPattern.pattern_to_regex(text)
-    if regex is None:
-        raise InvalidGlob(f"path_glob {glob!r} is not a valid glob")
     try:
-        re.compile(regex)
-    except re.error as exc:
-        raise InvalidGlob(f"path_glob {glob!r} is not a valid glob: {exc}") from exc
-    return regex
+        # pathspec raises its GitIgnorePatternError (a ValueError) for a '\\' that escapes
+        # nothing, at the end of the pattern or of one of its folders.
+        regex, _include = GitIgnoreSpecPattern.pattern_to_regex(pattern)
+        if regex is not None:
+            re.compile(regex)
+    except ValueError as exc:
+        cause = str(exc.__cause__ or exc)
+        if "no next character to escape" in cause:
+            return None, "a '\\' at its end or before a '/' escapes nothing"
+        if "normalized to nothing" in cause:
+            return None, "it is empty without its '!' and '/'"
+        return None, cause
+    except re.error as exc:  # a range such as [z-a]; its position in the regex means nothing
+        return None, exc.msg
+    return regex, None
