@@ -60,7 +60,8 @@ class Spec:
             return None, "must be a non-empty string" + (" or null" if self.nullable else "")
         if self.kind == "paths":
             if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
-                return tuple(value), None
+                bad = _bad_pattern(value)
+                return (None, bad) if bad else (tuple(value), None)
             return None, "must be a list of strings"
         if self.kind == "languages":
             return _language_globs(value)
@@ -108,7 +109,22 @@ def _language_globs(value: Any) -> tuple[Any, str | None]:
         if lang is None:
             return None, f"names an unknown language {name!r} for {glob!r}"
         checked.append((glob, lang))
-    return tuple(checked), None
+    bad = _bad_pattern([glob for glob, _ in checked])
+    return (None, bad) if bad else (tuple(checked), None)
+
+
+def _bad_pattern(patterns: Sequence[str]) -> str | None:
+    """What is wrong with the first of `patterns` (gitignore-style globs) that pathspec
+    cannot read, or None. Such a glob would fail every scan of the folder (or, as a language
+    glob, every file read), so the setting is refused here, where a bad setting is reported
+    and the one in force kept."""
+    from indexing.filters import pattern_problem
+
+    for pattern in patterns:
+        problem = pattern_problem(pattern)
+        if problem:
+            return f"holds {pattern!r}, which is not a valid gitignore pattern: {problem}"
+    return None
 
 
 def _check_field(_inst: Any, attribute: attrs.Attribute[Any], value: Any) -> None:

@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_support import Session, StartFn
+from e2e_support import FILES, Session, StartFn
+from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 ESCAPES_NOTHING = "is not a valid glob: a '\\' at its end or before a '/' escapes nothing"
@@ -49,3 +50,44 @@ async def test_a_path_glob_ending_in_a_backslash_is_invalid_params(
     assert hits["hits"] == []
     assert [h["path"] for h in (await s.search({"query": "parse_config"}))["hits"]] == [
         "app/users.py"]
+
+
+async def test_a_bad_exclude_glob_is_refused_by_name_and_the_rest_applies(
+        start_server: StartFn, workspace: Path) -> None:
+    s = await start_server([workspace], init_options={"exclude": ["tests/", "!"],
+                                                      "defaultK": 1})
+    await s.wait_idle()
+    assert await shown(s, 1) == [
+        "kebab setting 'exclude' holds '!', which is not a valid gitignore pattern: it is "
+        "empty without its '!' and '/' (got ['tests/', '!']); ignored"]
+    assert await files(s) == len(FILES)  # no exclude in force: every file, none lost
+    assert len((await s.search({"query": "user", "mode": "lexical"}))["hits"]) == 1
+
+    # Sent later, it is refused too, and the exclude in force stays.
+    s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"kebab": {"exclude": ["tests/"]}}))
+    deadline = time.monotonic() + 30
+    while await files(s) != len(FILES) - 1:
+        assert time.monotonic() < deadline, await s.status()
+        await asyncio.sleep(0.05)
+    s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"kebab": {"exclude": ["**/[z-a]"], "defaultK": 2}}))
+    warned = await shown(s, 2)
+    assert warned[1] == ("kebab setting 'exclude' under 'kebab' holds '**/[z-a]', which is not "
+                         "a valid gitignore pattern: bad character range z-a (got "
+                         "['**/[z-a]']); ignored")
+    await s.wait_idle()
+    assert await files(s) == len(FILES) - 1
+    assert len((await s.search({"query": "user", "mode": "lexical"}))["hits"]) == 2
+
+
+async def test_a_bad_languages_glob_is_refused_by_name(start_server: StartFn,
+                                                       workspace: Path) -> None:
+    s = await start_server([workspace], init_options={"languages": {"[z-a]": "python"}})
+    await s.wait_idle()
+    assert await shown(s, 1) == [
+        "kebab setting 'languages' holds '[z-a]', which is not a valid gitignore pattern: bad "
+        "character range z-a (got {'[z-a]': 'python'}); ignored"]
+    assert await files(s) == len(FILES)
+    found = await s.symbols("parse_config")
+    assert [x.location.uri for x in found] == [(workspace / "app/users.py").as_uri()]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from indexing.filters import InvalidGlob, glob_to_regex
+from indexing.settings import Settings, parse
 
 
 def tree(root: Path) -> Path:
@@ -47,3 +48,43 @@ def test_the_cli_refuses_a_path_glob_ending_in_a_backslash_in_one_line(tmp_path:
     assert (run.returncode, run.stdout) == (2, "")
     assert run.stderr == ("kebab: path_glob 'sub/\\\\' is not a valid glob: a '\\' at its end "
                           "or before a '/' escapes nothing\n")
+
+
+# -- bad globs in the settings: refused by name, the rest applying -----------------------------
+
+
+@pytest.mark.parametrize("bad", ["!", "**/[z-a]", "lib/\\"])
+def test_a_bad_exclude_glob_is_refused_with_a_warning_naming_it(bad: str) -> None:
+    base = Settings(exclude=("old/",))
+    settings, warnings = parse({"exclude": ["tests/", bad], "defaultK": 7}, Settings(), base)
+    assert settings.exclude == ("old/",)  # the setting in force stays
+    assert settings.default_k == 7  # the others apply
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"kebab setting 'exclude' holds {bad!r}, which is not a "
+                                  "valid gitignore pattern: ")
+    assert warnings[0].endswith("; ignored")
+
+
+def test_a_bad_languages_glob_is_refused_with_a_warning_naming_it() -> None:
+    settings, warnings = parse({"languages": {"*.inc": "php", "[z-a]": "python"},
+                                "symbolLimit": 5}, Settings())
+    assert (settings.languages, settings.symbol_limit) == ((), 5)
+    assert len(warnings) == 1
+    assert warnings[0].startswith("kebab setting 'languages' holds '[z-a]', which is not a "
+                                  "valid gitignore pattern: bad character range z-a")
+    # From the command line's GLOB=LANG form too; a good glob still passes.
+    _, warnings = parse({"languages": ["foo\\=python"]}, Settings())
+    assert "'languages' holds 'foo\\\\'" in warnings[0]
+    assert parse({"languages": ["*.inc=php"]}, Settings()) == (
+        Settings(languages=(("*.inc", "php"),)), [])
+    with pytest.raises(ValueError, match="exclude holds"):
+        Settings(exclude=("!",))
+
+
+@pytest.mark.subprocess
+def test_the_cli_refuses_a_bad_exclude_glob_in_one_line(tmp_path: Path) -> None:
+    root = tree(tmp_path / "ws")
+    run = kebab(tmp_path, "index", str(root), "--no-embed", "--exclude", "[z-a]")
+    assert run.returncode != 0 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("kebab: 'exclude' holds '[z-a]', which is not a valid "
+                                 "gitignore pattern: bad character range z-a")
