@@ -31,7 +31,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -108,6 +108,9 @@ class SkipReason:
     SYMLINK_LOOP = "symlink_loop"
     CHANGED_WHILE_READ = "changed_while_read"
     INDEX_DIR = "index_dir"  # kebab's own index folder, inside the workspace
+    #: A line of an ignore file that is not a valid pattern: dropped, as git drops it (it
+    #: matches nothing there), the rest of the file applying. Listed as `path:line`.
+    BAD_IGNORE_LINE = "bad_ignore_line"
 
 
 #: The files whose lines decide what is skipped, each with the reason its skips report. A bare
@@ -120,6 +123,9 @@ IGNORE_FILES: dict[str, str] = {
 }
 _PER_FOLDER = tuple((name, why) for name, why in IGNORE_FILES.items() if "/" not in name)
 _AT_ROOT = tuple((path, why) for path, why in IGNORE_FILES.items() if "/" in path)
+
+#: Where a problem met while reading the rules is reported: (path, `SkipReason`).
+Report = Callable[[str, str], None]
 
 
 def is_ignore_file(rel_path: str) -> bool:
@@ -193,38 +199,58 @@ class _Rules:
         return None
 
 
-def _load_spec(path: Path) -> pathspec.PathSpec | None:
-    import pathspec
+def _ignore(_path: str, _reason: str) -> None:
+    """A `Report` that says nothing: for a single path's check, which the walk reports."""
 
+
+def _load_spec(root: Path, rel: str, report: Report) -> pathspec.PathSpec | None:
+    """The rules of the ignore file at workspace path `rel`; None when there is none."""
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        text = (root / rel).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    return _spec(text.splitlines(), rel, report)
 
 
-def _dir_rules(parent: _Rules, directory: Path, rel: str) -> _Rules:
+def _spec(lines: list[str], where: str, report: Report) -> pathspec.PathSpec:
+    """`lines` as gitignore rules, without the lines pathspec cannot read: git reads such a
+    line as one that matches nothing, where pathspec would throw out the whole spec (and the
+    scan with it). Each is reported as `where:line`."""
+    import pathspec
+
+    from indexing.filters import pattern_problem
+
+    good = []
+    for number, line in enumerate(lines, 1):
+        if pattern_problem(line):
+            report(f"{where}:{number}", SkipReason.BAD_IGNORE_LINE)
+        else:
+            good.append(line)
+    return pathspec.GitIgnoreSpec.from_lines(good)
+
+
+def _dir_rules(root: Path, parent: _Rules, rel: str, report: Report) -> _Rules:
+    """The rules in force in the folder at workspace path `rel`: its parent's, and its own
+    ignore files'."""
     added = []
     for name, why in _PER_FOLDER:
-        spec = _load_spec(directory / name)
+        spec = _load_spec(root, f"{rel}/{name}" if rel else name, report)
         if spec is not None:
             added.append((rel, why, spec))
     return _Rules(parent.specs + tuple(added)) if added else parent
 
 
-def _root_rules(root: Path, options: DiscoveryOptions) -> _Rules:
-    import pathspec
-
+def _root_rules(root: Path, options: DiscoveryOptions, report: Report = _ignore) -> _Rules:
     specs: list[tuple[str, str, pathspec.PathSpec]] = []
     if options.extra_excludes:
-        specs.append(
-            ("", SkipReason.EXCLUDE, pathspec.GitIgnoreSpec.from_lines(options.extra_excludes))
-        )
+        # The settings refuse a pattern pathspec cannot read; one given otherwise is dropped.
+        specs.append(("", SkipReason.EXCLUDE,
+                      _spec(list(options.extra_excludes), "exclude setting", report)))
     for path, why in _AT_ROOT:
-        spec = _load_spec(root / path)
+        spec = _load_spec(root, path, report)
         if spec is not None:
             specs.append(("", why, spec))
-    return _dir_rules(_Rules(tuple(specs)), root, "")
+    return _dir_rules(root, _Rules(tuple(specs)), "", report)
 
 
 def name_skip_reason(name: str) -> str | None:
@@ -303,7 +329,7 @@ def discover(root: Path, options: DiscoveryOptions | None = None) -> Discovery:
     options = options or DiscoveryOptions()
     root = root.resolve()
     result = Discovery()
-    walk = _walk(root, _root_rules(root, options), "", result, options)
+    walk = _walk(root, _root_rules(root, options, result.skip), "", result, options)
     for entry, rel, is_dir in walk:
         if is_dir:
             continue
@@ -378,7 +404,7 @@ def _walk(
             if is_link:  # a link back into the tree would index the same files twice
                 result.skip(rel + "/", SkipReason.NOT_REGULAR)
                 continue
-            child = _dir_rules(rules, Path(entry.path), rel)
+            child = _dir_rules(root, rules, rel, result.skip)
             yield from _walk(root, child, rel, result, options)
         else:
             yield entry, rel, False
@@ -421,7 +447,7 @@ def is_indexable_path(root: Path, path: Path, options: DiscoveryOptions | None =
         if rules.reason(rel, is_dir):
             return False
         if is_dir:
-            rules = _dir_rules(rules, root.joinpath(*parts[: depth + 1]), rel)
+            rules = _dir_rules(root, rules, rel, _ignore)
     return True
 
 

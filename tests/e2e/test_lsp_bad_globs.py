@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_support import FILES, Session, StartFn
+from e2e_support import FILES, Session, StartFn, to_json, write_tree
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
@@ -91,3 +91,17 @@ async def test_a_bad_languages_glob_is_refused_by_name(start_server: StartFn,
     assert await files(s) == len(FILES)
     found = await s.symbols("parse_config")
     assert [x.location.uri for x in found] == [(workspace / "app/users.py").as_uri()]
+
+
+async def test_a_bad_gitignore_line_leaves_the_folder_indexed_and_is_counted(
+        start_server: StartFn, tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", FILES)
+    (root / "app/.gitignore").write_text("*.log\n[z-a]\n")
+    (root / "app/debug.log").write_text("parse_config in a log\n")
+    s = await start_server([root])
+    folder = to_json(await s.wait_idle())["folders"][0]
+    assert folder["files"] == len(FILES) + 1  # and app/.gitignore
+    assert folder["skipped"]["by_reason"] == {"bad_ignore_line": 1, "gitignore": 1}
+    assert folder.get("error") is None
+    result = await s.search({"query": "parse_config", "mode": "lexical"})
+    assert [h["path"] for h in result["hits"]] == ["app/users.py"]
