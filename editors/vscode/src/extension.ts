@@ -1,21 +1,23 @@
 // The kebab VS Code extension: starts kebab-lsp over stdio and adds QuickPicks for search, usages
 // and similar code, index commands and a status bar item on top of it. Workspace symbols (Ctrl+T) need no code here:
 // the language client wires the server's workspace/symbol into VS Code's own picker.
-import { execFile } from 'child_process';
+import { ChildProcess, execFile, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import {
+  CloseAction,
+  CloseHandlerResult,
+  ErrorAction,
   ErrorCodes,
+  ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
   ResponseError,
   LSPErrorCodes,
   RevealOutputChannelOn,
-  ServerOptions,
   State,
-  TransportKind,
 } from 'vscode-languageclient/node';
 
 const SECTION = 'kebab';
@@ -53,6 +55,13 @@ const POLL_IDLE_MS = 5000;
 const HIT_FLASH_MS = 1500;
 // Usages asked for at once (as :KebabUsages); the title says when there are more.
 const USAGES_K = 100;
+// The server's command that rebuilds every folder's index (its executeCommandProvider).
+const REINDEX_COMMAND = 'kebab.reindex';
+// A server that crashes while running is restarted this many times in CRASH_WINDOW_MS, no more.
+const MAX_RESTARTS = 4;
+const CRASH_WINDOW_MS = 3 * 60 * 1000;
+// How long a server told to exit may take to do so before it is killed.
+const EXIT_GRACE_MS = 3000;
 
 // ---- the wire shapes (kebab_lsp/schema/search.v1.json, kebab_lsp/features/status.py) ----
 
@@ -145,7 +154,6 @@ interface StatusResponse {
   unopened?: UnopenedFolder[];
 }
 
-
 /** Where picking a row goes: the cursor at the start of `range`, which flashes. */
 interface Jump {
   uri: string;
@@ -185,6 +193,36 @@ export function serverSettings(): Record<string, unknown> {
     out[key] = value;
   }
   return out;
+}
+
+/**
+ * A client setting (`kebab.serverPath`, `kebab.serverArgs`, `kebab.interpreter`) of the wrong
+ * type: settings.json holds whatever was typed, and `config.get<T>` only casts.
+ */
+class SettingError extends Error {
+  constructor(readonly setting: string, message: string) {
+    super(message);
+  }
+}
+
+/** The client setting `key`, a string ("" when unset), trimmed; SettingError if it is not one. */
+function stringSetting(key: string): string {
+  const value = vscode.workspace.getConfiguration(SECTION).get<unknown>(key) ?? '';
+  if (typeof value !== 'string') {
+    throw new SettingError(`${SECTION}.${key}`,
+      `"${SECTION}.${key}" must be a string (a path, or a name looked up on PATH), got ${JSON.stringify(value)}`);
+  }
+  return value.trim();
+}
+
+/** The client setting `key`, a list of strings ([] when unset); SettingError if it is not one. */
+function stringListSetting(key: string, example: string): string[] {
+  const value = vscode.workspace.getConfiguration(SECTION).get<unknown>(key) ?? [];
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+    throw new SettingError(`${SECTION}.${key}`,
+      `"${SECTION}.${key}" must be a list of strings, like ${example}, got ${JSON.stringify(value)}`);
+  }
+  return value;
 }
 
 function errorText(err: unknown): string {
@@ -279,8 +317,7 @@ async function pythonExtensionInterpreter(output: vscode.OutputChannel): Promise
 async function findInterpreter(launcher: string, bundled: string[], output: vscode.OutputChannel
 ): Promise<Interpreter | { error: string }> {
   const wanted = `CPython ${pythonList(bundled)}`;
-  const config = vscode.workspace.getConfiguration(SECTION);
-  const configured = (config.get<string>('interpreter') ?? '').trim();
+  const configured = stringSetting('interpreter');
   const candidates: Candidate[] = [];
   if (configured) {
     candidates.push({ source: '"kebab.interpreter"', command: expandPath(configured), args: [] });
@@ -330,16 +367,150 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
+// ---- the server process ----
+
+/** What to run: the server's command and arguments, and whether it is the bundled one. */
+interface Launch {
+  command: string;
+  args: string[];
+  bundled: boolean;
+}
+
+/** "not found" for a spawn's ENOENT and the like: what the user can act on. */
+function spawnErrorText(err: NodeJS.ErrnoException): string {
+  if (err.code === 'ENOENT') {
+    return 'no such file, and no such command on PATH';
+  }
+  if (err.code === 'EACCES') {
+    return 'not an executable file (permission denied)';
+  }
+  return err.message;
+}
+
+/**
+ * Spawns the server for one language client (again on each of the client's restarts after a
+ * crash), so that a server that stops can be told apart from a broken pipe: how the last
+ * process ended and its last line on stderr ("exited with code 3: ImportError: ..."). It also
+ * decides which ends the client restarts, and ends a process that outlives its client.
+ */
+class ServerLauncher {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private stderr = '';
+  private exit: string | undefined;
+  private readonly crashes: number[] = [];
+  /** The server ran (initialized) at least once: a later stop is a crash, not a failed start. */
+  ran = false;
+  /** The client restarts the server that just ended (decided by `closed`). */
+  restarting = false;
+
+  constructor(readonly launch: Launch) {}
+
+  /** The language client's ServerOptions: a new process; rejects when it cannot be run at all. */
+  spawn(): Promise<ChildProcess> {
+    // `--stdio` as the language client passes it to a server it runs itself (kebab-lsp accepts it).
+    const child = spawn(this.launch.command, [...this.launch.args, '--stdio'], { windowsHide: true });
+    this.child = child;
+    this.stderr = '';
+    this.exit = undefined;
+    child.stderr?.on('data', (data: Buffer) => {
+      this.stderr = (this.stderr + data.toString()).slice(-4000);
+    });
+    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => {
+      this.exit = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      resolve();
+    }));
+    return new Promise((resolve, reject) => {
+      child.once('spawn', () => resolve(child));
+      child.on('error', (err: NodeJS.ErrnoException) => reject(new Error(spawnErrorText(err))));
+    });
+  }
+
+  /**
+   * How the last process ended, with its last line on stderr when it exited by itself (a
+   * Python traceback ends with the error); undefined while it runs. Waits a moment for the
+   * exit, which can come after the closed pipe that stopped the client.
+   */
+  async why(): Promise<string | undefined> {
+    await Promise.race([this.exited, new Promise((r) => setTimeout(r, 1000))]);
+    if (!this.exit) {
+      return undefined;
+    }
+    const last = this.stderr.split(/\r?\n/).filter((l) => l.trim()).pop()?.trim();
+    return last && this.exit.startsWith('exited') ? `${this.exit}: ${last}` : this.exit;
+  }
+
+  /**
+   * The client's close handler. A server that exits while starting is not restarted (the
+   * start reports why, once); one that crashes while running is, up to MAX_RESTARTS times in
+   * CRASH_WINDOW_MS, as the client's default handler does.
+   */
+  closed(wasRunning: boolean): CloseHandlerResult {
+    const now = Date.now();
+    if (wasRunning) {
+      this.crashes.push(now);
+    }
+    while (this.crashes.length && now - this.crashes[0] > CRASH_WINDOW_MS) {
+      this.crashes.shift();
+    }
+    this.restarting = wasRunning && this.crashes.length <= MAX_RESTARTS;
+    return { action: this.restarting ? CloseAction.Restart : CloseAction.DoNotRestart, handled: true };
+  }
+
+  /** Why the client gave up on the server, if it was for crashing too often. */
+  gaveUp(): string {
+    return this.crashes.length > MAX_RESTARTS
+      ? `; it stopped ${this.crashes.length} times in ${CRASH_WINDOW_MS / 60000} minutes, so it is not restarted` : '';
+  }
+
+  /** Kills the process at once (a server still starting has nothing to save). */
+  kill(): void {
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill();
+      setTimeout(() => {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill('SIGKILL');
+        }
+      }, EXIT_GRACE_MS).unref();
+    }
+  }
+
+  /** Once the client has told the server to exit: gives it EXIT_GRACE_MS to do so, then kills it. */
+  async end(): Promise<void> {
+    await Promise.race([this.exited, new Promise((r) => setTimeout(r, EXIT_GRACE_MS))]);
+    this.kill();
+  }
+}
+
+/**
+ * The language client, but its own notifications about the server's lifecycle ("couldn't
+ * create connection to server", "Restarting server failed", "crashed 5 times") only go to the
+ * output channel: the extension reports a failed start or a stopped server itself, once, with
+ * the reason and the fix, where the client showed two or three toasts beside it.
+ */
+class KebabClient extends LanguageClient {
+  override error(message: string, data?: unknown, showNotification: boolean | 'force' = true): void {
+    super.error(message, data, showNotification === 'force' ? false : showNotification);
+  }
+}
+
 // ---- the extension ----
 
 class KebabExtension implements vscode.Disposable {
-  private client: LanguageClient | undefined;
+  private client: KebabClient | undefined;
+  private launcher: ServerLauncher | undefined;
   private starting: Promise<void> | undefined;
+  // Bumped by every stop: a start under way that sees another number was superseded.
+  private generation = 0;
+  // Starts and stops run one after another, so a restart never overlaps a start.
+  private lifecycle: Promise<unknown> = Promise.resolve();
+  // Set by deactivate: a command still waiting for a start must not start a server then.
+  private deactivated = false;
   private startError: string | undefined;
   private readonly output: vscode.OutputChannel;
   private readonly statusItem: vscode.StatusBarItem;
   private pollTimer: NodeJS.Timeout | undefined;
-  private fallbackReindex: vscode.Disposable | undefined;
   private stateListener: vscode.Disposable | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private lastQuery = '';
@@ -362,6 +533,9 @@ class KebabExtension implements vscode.Disposable {
       vscode.commands.registerCommand('kebab.search', (query?: string) => this.search(query)),
       vscode.commands.registerCommand('kebab.findUsages', () => this.findUsages()),
       vscode.commands.registerCommand('kebab.findSimilar', () => this.findSimilar()),
+      // Not the server's kebab.reindex, which the language client registers only while the
+      // server runs: this one waits for a start, or says why the server is not running.
+      vscode.commands.registerCommand('kebab.rebuildIndex', () => this.rebuildIndex()),
       vscode.commands.registerCommand('kebab.status', () => this.showStatus()),
       vscode.commands.registerCommand('kebab.restartServer', () => this.restart()),
       vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
@@ -372,7 +546,6 @@ class KebabExtension implements vscode.Disposable {
 
   dispose(): void {
     this.stopPolling();
-    this.fallbackReindex?.dispose();
     this.stateListener?.dispose();
     for (const d of this.disposables) {
       d.dispose();
@@ -382,95 +555,148 @@ class KebabExtension implements vscode.Disposable {
   // -- server lifecycle --
 
   start(): Promise<void> {
+    if (this.deactivated) {
+      return Promise.resolve();
+    }
     if (!this.starting) {
-      this.starting = this.doStart();
+      const generation = this.generation;
+      this.starting = this.serialized(() => this.doStart(generation).catch((err) => this.startFailed(err)));
     }
     return this.starting;
   }
 
-  private async doStart(): Promise<void> {
-    const config = vscode.workspace.getConfiguration(SECTION);
-    const serverArgs = (config.get<string[]>('serverArgs') ?? []).map(expandPath);
-    const userServer = (config.get<string>('serverPath') ?? '').trim();
+  /** Runs a start or stop after the ones before it have settled. */
+  private serialized<T>(step: () => Promise<T>): Promise<T> {
+    const run = this.lifecycle.then(step, step);
+    this.lifecycle = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Starts the server unless a stop came since `generation`; reports a failure itself. */
+  private async doStart(generation: number): Promise<void> {
+    if (generation !== this.generation) {
+      return;
+    }
+    const launch = await this.launchCommand();
+    if (generation !== this.generation) {
+      return; // stopped while looking for a Python: the next start has the new settings
+    }
+    if ('error' in launch) {
+      void this.failStart(launch.error, 'kebab.interpreter');
+      return;
+    }
+    this.output.appendLine(`starting ${launch.command} ${launch.args.join(' ')}`.trim());
+    const launcher = new ServerLauncher(launch);
+    const client: KebabClient = new KebabClient('kebab', 'Kebab', () => launcher.spawn(), this.clientOptions(
+      () => launcher.closed(client.state === State.Running)));
+    this.client = client;
+    this.launcher = launcher;
+    this.stateListener?.dispose();
+    this.stateListener = client.onDidChangeState((e) => this.stateChanged(client, launcher, e.newState));
+    try {
+      await client.start();
+    } catch (err) {
+      if (generation === this.generation) {
+        const why = (await launcher.why()) ?? errorText(err); // before a process still up is killed
+        await this.disposeClient();
+        const fix = launch.bundled
+          ? 'Set "kebab.interpreter" to another Python, or "kebab.serverPath" to a kebab-lsp executable.'
+          : 'Set "kebab.serverPath" to the kebab-lsp executable.';
+        void this.failStart(`Kebab: could not start '${launch.command}': ${why}. ${fix}`,
+          launch.bundled ? 'kebab.interpreter' : 'kebab.serverPath', why);
+      }
+      return;
+    }
+    if (generation === this.generation) {
+      this.checkServerVersion(client, launch.bundled ? 'the bundled server' : launch.command, launch.bundled);
+    }
+  }
+
+  /** The server's command: `kebab.serverPath`, else the bundled server run by a Python found, else PATH's. */
+  private async launchCommand(): Promise<Launch | { error: string }> {
+    const serverArgs = stringListSetting('serverArgs', '["--log-level", "debug"]').map(expandPath);
+    const userServer = stringSetting('serverPath');
     const launcher = path.join(this.extensionPath, 'server', 'launch.py');
-    let command: string;
-    let args: string[];
-    let bundled = false;
     if (userServer) {
       // A server the user named always wins over the bundled one.
-      command = expandPath(userServer);
-      args = serverArgs;
-    } else if (fs.existsSync(launcher)) {
-      const manifest = JSON.parse(fs.readFileSync(path.join(this.extensionPath, 'server', 'manifest.json'), 'utf8')) as { pythons: string[] };
-      const found = await findInterpreter(launcher, manifest.pythons, this.output);
-      if ('error' in found) {
-        void this.failStart(found.error, 'kebab.interpreter');
-        return;
-      }
-      command = found.command;
-      args = [...found.args, '-I', '-S', launcher, ...serverArgs];
-      bundled = true;
-    } else {
-      command = 'kebab-lsp'; // a VSIX without a bundled server: the one on PATH
-      args = serverArgs;
+      return { command: expandPath(userServer), args: serverArgs, bundled: false };
     }
-    const serverOptions: ServerOptions = {
-      run: { command, args, transport: TransportKind.stdio },
-      debug: { command, args, transport: TransportKind.stdio },
-    };
-    const clientOptions: LanguageClientOptions = {
+    if (!fs.existsSync(launcher)) {
+      return { command: 'kebab-lsp', args: serverArgs, bundled: false }; // a VSIX without a bundled server
+    }
+    const manifest = JSON.parse(fs.readFileSync(path.join(this.extensionPath, 'server', 'manifest.json'), 'utf8')) as { pythons: string[] };
+    const found = await findInterpreter(launcher, manifest.pythons, this.output);
+    if ('error' in found) {
+      return found;
+    }
+    return { command: found.command, args: [...found.args, '-I', '-S', launcher, ...serverArgs], bundled: true };
+  }
+
+  private clientOptions(closed: () => CloseHandlerResult): LanguageClientOptions {
+    return {
       // Every file: the server indexes any language, and didSave keeps its index current.
       documentSelector: [{ scheme: 'file' }],
       initializationOptions: serverSettings(),
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      middleware: {
-        executeCommand: async (cmd, cmdArgs, next) => {
-          const result = await next(cmd, cmdArgs);
-          if (cmd === 'kebab.reindex') {
-            const queued = (result as { queued?: string[] } | undefined)?.queued ?? [];
-            vscode.window.showInformationMessage(
-              `Kebab: rebuilding the index of ${queued.length} folder(s) from scratch.`,
-            );
-            this.schedulePoll(0);
-          }
-          return result;
-        },
+      // A failed `initialize` is reported by doStart, and not tried again.
+      initializationFailedHandler: () => false,
+      errorHandler: {
+        error: (_err, _message, count) => ({ action: count && count <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown }),
+        closed,
       },
     };
-    this.output.appendLine(`starting ${command} ${args.join(' ')}`.trim());
-    const client = new LanguageClient('kebab', 'Kebab', serverOptions, clientOptions);
-    this.client = client;
-    this.stateListener?.dispose();
-    this.stateListener = client.onDidChangeState((e) => {
-      if (e.newState === State.Stopped && this.client === client) {
-        this.stopPolling();
-        this.setStatus('$(error) Kebab', 'kebab-lsp is not running', 'error');
-      }
-    });
-    try {
-      await client.start();
-    } catch (err) {
-      this.client = undefined;
-      const fix = bundled
-        ? 'Set "kebab.interpreter" to another Python, or "kebab.serverPath" to a kebab-lsp executable.'
-        : 'Set "kebab.serverPath" to the kebab-lsp executable.';
-      void this.failStart(`Kebab: could not start '${command}': ${errorText(err)}. ${fix}`,
-        bundled ? 'kebab.interpreter' : 'kebab.serverPath', errorText(err));
+  }
+
+  /**
+   * Follows the client through the server's life after the start: polling resumes once it
+   * runs again (after the client restarted a crashed server, too), and a server that stopped
+   * for good is reported. A start that failed is doStart's to report; a stop of ours clears
+   * `this.client` first and is not reported.
+   */
+  private async stateChanged(client: KebabClient, launcher: ServerLauncher, state: State): Promise<void> {
+    if (this.client !== client) {
       return;
     }
-    this.startError = undefined;
-    this.checkServerVersion(client, bundled ? 'the bundled server' : command, bundled);
-    this.schedulePoll(0);
+    if (state === State.Running) {
+      launcher.ran = true;
+      this.startError = undefined;
+      this.schedulePoll(0);
+      return;
+    }
+    if (state === State.Starting) {
+      // The restart is under way: if it fails, the client says Stopped before it asks `closed`.
+      launcher.restarting = false;
+      return;
+    }
+    if (!launcher.ran) {
+      return;
+    }
+    this.stopPolling();
+    if (launcher.restarting) {
+      this.setStatus('$(loading~spin) Kebab', 'kebab-lsp stopped; restarting it');
+      return;
+    }
+    const why = (await launcher.why()) ?? 'its connection closed';
+    if (this.client !== client) {
+      return;
+    }
+    this.startError = `it ${why}${launcher.gaveUp()}`;
+    this.output.appendLine(`kebab-lsp stopped: ${this.startError}`);
+    this.setStatus('$(error) Kebab', `kebab-lsp is not running: ${this.startError}`, 'error');
+    this.notRunning();
+  }
+
+  /** A start that threw (an ill-typed client setting, an unreadable manifest): said, never swallowed. */
+  private startFailed(err: unknown): void {
+    const setting = err instanceof SettingError ? err.setting : 'kebab.serverPath';
+    void this.failStart(`Kebab: cannot start kebab-lsp: ${errorText(err)}.`, setting, errorText(err));
   }
 
   /** One error message with the fix; the status bar turns red; commands explain. */
   private async failStart(message: string, setting: string, reason?: string): Promise<void> {
     this.startError = reason ?? message.replace(/^Kebab: /, '');
     this.setStatus('$(error) Kebab', `kebab-lsp failed to start: ${this.startError}`, 'error');
-    // The client registers the server's kebab.reindex command only once it is running.
-    this.fallbackReindex?.dispose();
-    this.fallbackReindex = vscode.commands.registerCommand('kebab.reindex', () => this.notRunning());
     this.output.appendLine(message);
     const choice = await vscode.window.showErrorMessage(message, 'Open Settings', 'Show Output');
     if (choice === 'Open Settings') {
@@ -500,24 +726,46 @@ class KebabExtension implements vscode.Disposable {
     );
   }
 
+  /**
+   * Stops the server, and a start under way: it gives up at its next step, or, if its server
+   * is already starting (which the client cannot stop), that process is killed, which ends
+   * the start at once. No server outlives its client.
+   */
   async stop(): Promise<void> {
-    this.stopPolling();
-    const client = this.client;
-    this.client = undefined;
+    this.generation += 1;
     this.starting = undefined;
-    if (client) {
+    this.stopPolling();
+    if (this.client?.state === State.Starting) {
+      this.launcher?.kill();
+    }
+    await this.serialized(() => this.disposeClient());
+  }
+
+  async deactivate(): Promise<void> {
+    this.deactivated = true;
+    await this.stop();
+  }
+
+  /** Shutdown and exit for a running server; then its process is ended if it lingers. */
+  private async disposeClient(): Promise<void> {
+    const client = this.client;
+    const launcher = this.launcher;
+    this.client = undefined;
+    this.launcher = undefined;
+    this.stateListener?.dispose();
+    this.stateListener = undefined;
+    if (client?.state === State.Running) {
       try {
-        await client.dispose(5000); // shutdown + exit, then kills the process if it lingers
+        await client.dispose(5000);
       } catch (err) {
         this.output.appendLine(`stopping the server: ${errorText(err)}`);
       }
     }
+    await launcher?.end();
   }
 
   private async restart(): Promise<void> {
     await this.stop();
-    this.fallbackReindex?.dispose();
-    this.fallbackReindex = undefined;
     this.setStatus('$(loading~spin) Kebab', 'kebab-lsp is starting');
     await this.start();
   }
@@ -540,8 +788,13 @@ class KebabExtension implements vscode.Disposable {
   }
 
   /** The running client, after waiting for start-up; undefined (and a message, if asked) if none. */
-  private async runningClient(report = true): Promise<LanguageClient | undefined> {
-    await this.start();
+  private async runningClient(report = true): Promise<KebabClient | undefined> {
+    // A restart may supersede the start awaited: then wait for the one that replaced it.
+    let starting;
+    do {
+      starting = this.start();
+      await starting;
+    } while (starting !== this.starting && !this.deactivated);
     const client = this.client;
     if (client && client.state === State.Running) {
       return client;
@@ -562,6 +815,20 @@ class KebabExtension implements vscode.Disposable {
           this.output.show();
         }
       });
+  }
+
+  // -- Kebab: Rebuild Index --
+
+  /** The server's kebab.reindex, once it runs: every folder's index rebuilt from scratch. */
+  private async rebuildIndex(): Promise<void> {
+    const result = await this.request('Rebuild Index', REINDEX_COMMAND, 'Kebab: rebuilding the index',
+      (client) => client.sendRequest(ExecuteCommandRequest.type, { command: REINDEX_COMMAND, arguments: [] }));
+    if (result === undefined) {
+      return;
+    }
+    const queued = (result as { queued?: string[] } | null)?.queued ?? [];
+    vscode.window.showInformationMessage(`Kebab: rebuilding the index of ${plural(queued.length, 'folder')} from scratch.`);
+    this.schedulePoll(0);
   }
 
   // -- Kebab: Search --
@@ -929,7 +1196,7 @@ class KebabExtension implements vscode.Disposable {
     const show = unopened.length ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     const choice = await show(message, ...actions);
     if (choice === 'Rebuild Index') {
-      await vscode.commands.executeCommand('kebab.reindex');
+      await this.rebuildIndex();
     } else if (choice === 'Open Settings') {
       vscode.commands.executeCommand('workbench.action.openSettings', 'kebab.indexDir');
     } else if (choice === 'Show Output') {
@@ -1119,6 +1386,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
 export async function deactivate(): Promise<void> {
   if (extension) {
-    await extension.stop();
+    await extension.deactivate();
   }
 }

@@ -908,7 +908,7 @@ async function main() {
   await check('Kebab: Rebuild Index queues a rebuild and search works after it', async () => {
     await clearToasts(page);
     await runCommand(page, 'Kebab: Rebuild Index');
-    const toast = page.locator(SEL.toast).filter({ hasText: 'rebuilding the index of 1 folder(s)' });
+    const toast = page.locator(SEL.toast).filter({ hasText: 'rebuilding the index of 1 folder from scratch' });
     await toast.first().waitFor({ state: 'visible' });
     await closeQuickInput(page);
     const { row } = await searchUntil(page, 'CheapestShippingRate', 'CheapestShippingRate');
@@ -1041,9 +1041,17 @@ async function main() {
   });
 
   const total = Object.keys(FILES).length;
+  // The base settings and a server that has indexed the workspace, restarted if need be, so
+  // each check below starts from there even after one before it failed.
   const running = async () => {
+    await recover(page);
     await editSettings(baseSettings);
-    await waitForStatus(page, `Kebab: ${total} files`, 60_000);
+    try {
+      await waitForStatus(page, `Kebab: ${total} files`, 20_000);
+    } catch {
+      await runCommand(page, 'Kebab: Restart Server');
+      await waitForStatus(page, `Kebab: ${total} files`, 60_000);
+    }
   };
 
   await check('kebab.store and kebab.repo reach the server: a search answers from (here: fails to reach) the team index', async () => {
@@ -1058,7 +1066,8 @@ async function main() {
       await closeQuickInput(page);
       await sleep(500);
     }
-    const text = await toast.first().innerText({ timeout: 1000 });
+    if (!(await toast.count())) fail('searches answered from the local index: the store and repo settings did not reach the server');
+    const text = await toast.first().innerText();
     if (!text.includes('team index at postgresql://alice@127.0.0.1:9/code')) fail(`error message: ${JSON.stringify(text)}`);
     await shot(page, 'team-store');
     await clearAllNotifications(page);
@@ -1084,6 +1093,131 @@ async function main() {
     }
     await sleep(700);
     await shot(page, 'unopened-status');
+    await clearAllNotifications(page);
+    await running();
+  });
+
+  await check('a server killed while running is restarted, and the status bar shows the index again', async () => {
+    await running();
+    const before = processesWith(launcher);
+    if (before.length !== 1) fail(`server processes before: ${JSON.stringify(before)}`);
+    process.kill(Number(before[0].split(' ')[0]), 'SIGKILL');
+    const until = Date.now() + 30_000;
+    let after = [];
+    while (Date.now() < until && !(after.length === 1 && after[0] !== before[0])) {
+      await sleep(250);
+      after = processesWith(launcher);
+    }
+    if (after.length !== 1 || after[0] === before[0]) fail(`server processes after: ${JSON.stringify(after)}`);
+    log(`  restarted: ${after[0].slice(0, 100)}`);
+    // The item went red when the server died; it must show the index again, not stay red.
+    await waitForStatus(page, `Kebab: ${total} files`, 30_000);
+  });
+
+  await check('Restart Server while the server starts leaves one server; Rebuild Index waits for it', async () => {
+    await running();
+    await clearAllNotifications(page);
+    // A Python that takes 3 s to start (a slow shim): the start is still under way when the
+    // restart comes, and Rebuild Index is run before either is done.
+    const real = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { env, encoding: 'utf8' }).stdout.trim();
+    const slow = writeScript(path.join(tmp, 'slow-python3'), `sleep 3\nexec ${JSON.stringify(real)} "$@"`);
+    await editSettings({ ...baseSettings, 'kebab.interpreter': slow });
+    await runCommand(page, 'Kebab: Restart Server');
+    await runCommand(page, 'Kebab: Rebuild Index');
+    // Every problem is collected, so a failure names them all (an orphan server, and VS Code's
+    // "command 'kebab.reindex' not found", were two bugs).
+    const problems = [];
+    const toast = page.locator(SEL.toast).filter({ hasText: 'rebuilding the index of 1 folder from scratch' });
+    if (!(await toast.first().waitFor({ state: 'visible', timeout: 45_000 }).then(() => true, () => false))) {
+      problems.push(`no rebuild message; dialogs ${JSON.stringify(await dialogTexts(page))}`);
+      await recover(page);
+    }
+    const status = await waitForStatus(page, `Kebab: ${total} files`, 60_000).catch(async () =>
+      (await page.locator(STATUS_ITEM).filter({ hasText: 'Kebab' }).first().getAttribute('aria-label')));
+    if (status !== `Kebab: ${total} files`) problems.push(`status bar item: ${JSON.stringify(status)}`);
+    await sleep(8000); // time for a superseded start to show up, had it gone on
+    const servers = processesWith(launcher);
+    if (servers.length !== 1) problems.push(`${servers.length} server processes: ${JSON.stringify(servers)}`);
+    const errors = (await toastTexts(page)).filter((t) => /error|failed|already exists/i.test(t));
+    if (errors.length) problems.push(`error messages: ${JSON.stringify(errors)}`);
+    if (problems.length) fail(problems.join('; '));
+    await running();
+  });
+
+  await check('an ill-typed kebab.serverArgs: one error naming the setting, a red status bar, and commands say why', async () => {
+    await running();
+    await clearAllNotifications(page);
+    await editSettings({ ...baseSettings, 'kebab.serverArgs': '--log-level debug' });
+    const toast = page.locator(SEL.toast).filter({ hasText: '"kebab.serverArgs" must be a list of strings' });
+    await toast.first().waitFor({ state: 'visible', timeout: 30_000 });
+    const background = await statusBackground(page);
+    if (background === 'none') fail('the status bar item has no error or warning background');
+    await clearAllNotifications(page);
+    await runCommand(page, 'Kebab: Show Index Status');
+    const again = page.locator(SEL.toast).filter({ hasText: 'the kebab-lsp server is not running' });
+    await again.first().waitFor({ state: 'visible' });
+    const text = (await again.first().innerText()).replace(/\s+/g, ' ');
+    if (!text.includes('"kebab.serverArgs" must be a list of strings')) fail(`message: ${JSON.stringify(text)}`);
+    const dialogs = await dialogTexts(page);
+    if (dialogs.length) fail(`dialogs: ${JSON.stringify(dialogs)}`);
+    await clearAllNotifications(page);
+    await running();
+  });
+
+  await check('a server that exits at start-up: one error with its exit code and last words, and no relaunch', async () => {
+    await running();
+    await clearAllNotifications(page);
+    const runs = path.join(tmp, 'exiting-server-runs');
+    const exiting = writeScript(path.join(tmp, 'exiting-server'),
+      `echo run >> ${JSON.stringify(runs)}\necho "boom: cannot import lancedb" >&2\nexit 3`);
+    await editSettings({ ...baseSettings, 'kebab.serverPath': exiting });
+    const toast = page.locator(SEL.toast).filter({ hasText: 'could not start' });
+    await toast.first().waitFor({ state: 'visible', timeout: 30_000 });
+    await sleep(5000); // a relaunch, had the client gone on, comes within this
+    const text = (await toast.first().innerText()).replace(/\s+/g, ' ');
+    log(`  ${text}`);
+    if (!text.includes('exited with code 3: boom: cannot import lancedb')) fail(`message: ${JSON.stringify(text)}`);
+    const toasts = await toastTexts(page);
+    if (toasts.length !== 1) fail(`${toasts.length} messages: ${JSON.stringify(toasts)}`);
+    const launched = fs.readFileSync(runs, 'utf8').split('\n').filter(Boolean).length;
+    if (launched !== 1) fail(`the server was launched ${launched} times`);
+    await shot(page, 'server-exits');
+    await clearAllNotifications(page);
+    await running();
+  });
+
+  await check('a server that stops for good after running: red status bar, and Rebuild Index says why', async () => {
+    await running();
+    await clearAllNotifications(page);
+    // The bundled server the first time; every later launch (the client's restart after the
+    // crash below) exits at once.
+    const marker = path.join(tmp, 'once-server-ran');
+    const once = writeScript(path.join(tmp, 'once-server'),
+      `if [ -e ${JSON.stringify(marker)} ]; then echo "boom: the second start" >&2; exit 3; fi\n`
+      + `touch ${JSON.stringify(marker)}\nexec python3 -I -S ${JSON.stringify(launcher)} "$@"`);
+    const bundled = processesWith(launcher);
+    await editSettings({ ...baseSettings, 'kebab.serverPath': once });
+    const until = Date.now() + 30_000;
+    let servers = [];
+    while (Date.now() < until && !(fs.existsSync(marker) && servers.length === 1 && servers[0] !== bundled[0])) {
+      await sleep(250);
+      servers = processesWith(launcher);
+    }
+    if (servers.length !== 1 || servers[0] === bundled[0]) fail(`server processes: ${JSON.stringify(servers)}`);
+    await waitForStatus(page, `Kebab: ${total} files`, 60_000);
+    process.kill(Number(servers[0].split(' ')[0]), 'SIGKILL');
+    const stopped = page.locator(SEL.toast).filter({ hasText: 'the kebab-lsp server is not running' });
+    await stopped.first().waitFor({ state: 'visible', timeout: 30_000 });
+    const background = await statusBackground(page);
+    if (background === 'none') fail('the status bar item has no error or warning background');
+    await clearAllNotifications(page);
+    await runCommand(page, 'Kebab: Rebuild Index');
+    await stopped.first().waitFor({ state: 'visible' }).catch(() => {});
+    const dialogs = await dialogTexts(page);
+    if (dialogs.length) fail(`dialogs: ${JSON.stringify(dialogs)}`);
+    const text = (await stopped.first().innerText()).replace(/\s+/g, ' ');
+    log(`  ${text}`);
+    if (!text.includes('exited with code 3: boom: the second start')) fail(`message: ${JSON.stringify(text)}`);
     await clearAllNotifications(page);
     await running();
   });
