@@ -108,6 +108,10 @@ class SkipReason:
     SYMLINK_LOOP = "symlink_loop"
     CHANGED_WHILE_READ = "changed_while_read"
     INDEX_DIR = "index_dir"  # kebab's own index folder, inside the workspace
+    #: An ignore file that was not read, so its rules are not applied: not a regular file (a
+    #: FIFO would block the walk, a device never end), a link leading out of the workspace,
+    #: larger than `IGNORE_FILE_MAX_BYTES`, or unreadable. Listed under its own path.
+    IGNORE_FILE_UNREAD = "ignore_file_unread"
     #: A line of an ignore file that is not a valid pattern: dropped, as git drops it (it
     #: matches nothing there), the rest of the file applying. Listed as `path:line`.
     BAD_IGNORE_LINE = "bad_ignore_line"
@@ -123,6 +127,10 @@ IGNORE_FILES: dict[str, str] = {
 }
 _PER_FOLDER = tuple((name, why) for name, why in IGNORE_FILES.items() if "/" not in name)
 _AT_ROOT = tuple((path, why) for path, why in IGNORE_FILES.items() if "/" in path)
+#: An ignore file larger than this is not read (`SkipReason.IGNORE_FILE_UNREAD`): every path
+#: of the folder is matched against each of its lines. Git itself refuses pattern files past
+#: 100 MB; hand-written ones are a few KB.
+IGNORE_FILE_MAX_BYTES = 1024 * 1024
 
 #: Where a problem met while reading the rules is reported: (path, `SkipReason`).
 Report = Callable[[str, str], None]
@@ -154,6 +162,14 @@ class Discovery:
 
     def skip(self, path: str, reason: str) -> None:
         self.skipped.append((path, reason))
+
+    def _unread_ignore_files_once(self) -> None:
+        """An ignore file that was not read is counted once, as such: the walk, finding it
+        a FIFO or a link out, would count it again under that reason."""
+        unread = {p for p, why in self.skipped if why == SkipReason.IGNORE_FILE_UNREAD}
+        if unread:
+            self.skipped = [(p, why) for p, why in self.skipped
+                            if p not in unread or why == SkipReason.IGNORE_FILE_UNREAD]
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,12 +220,15 @@ def _ignore(_path: str, _reason: str) -> None:
 
 
 def _load_spec(root: Path, rel: str, report: Report) -> pathspec.PathSpec | None:
-    """The rules of the ignore file at workspace path `rel`; None when there is none."""
-    try:
-        text = (root / rel).read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    """The rules of the ignore file at workspace path `rel`; None when there is none, or
+    when it is not read (reported: `SkipReason.IGNORE_FILE_UNREAD`)."""
+    text = _read_ignore_file(root, os.path.join(root, rel))
+    if text is None:
         return None
-    return _spec(text.splitlines(), rel, report)
+    if isinstance(text, bytes):
+        return _spec(text.decode("utf-8", errors="replace").splitlines(), rel, report)
+    report(rel, SkipReason.IGNORE_FILE_UNREAD)
+    return None
 
 
 def _spec(lines: list[str], where: str, report: Report) -> pathspec.PathSpec:
@@ -227,6 +246,46 @@ def _spec(lines: list[str], where: str, report: Report) -> pathspec.PathSpec:
         else:
             good.append(line)
     return pathspec.GitIgnoreSpec.from_lines(good)
+
+
+def _read_ignore_file(root: Path, path: str) -> bytes | str | None:
+    """The bytes of an ignore file; None when there is none (or a folder has its name);
+    otherwise why it was not read. Only a regular file inside the workspace, of at most
+    `IGNORE_FILE_MAX_BYTES`, is read: opening a FIFO blocks until something writes to it, a
+    device such as /dev/zero never ends, and a link leading out of the workspace is not
+    followed, here as anywhere. It is looked at before it is opened (a device is never
+    opened), then again on the descriptor that is read, as `read_file` does."""
+    try:
+        st = os.stat(path)
+    except OSError:  # none there, or its folder cannot be looked into (the walk says so)
+        return None
+    if stat.S_ISDIR(st.st_mode):
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return SkipReason.NOT_REGULAR
+    flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+             | getattr(os, "O_NOCTTY", 0))
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        return _error_reason(exc)
+    try:
+        where = _opened_path(fd, Path(path))
+        if where is None:
+            return SkipReason.VANISHED
+        if not _inside(root, where):
+            return SkipReason.SYMLINK_OUTSIDE
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
+            return SkipReason.NOT_REGULAR
+        if opened.st_size > IGNORE_FILE_MAX_BYTES:
+            return SkipReason.TOO_LARGE
+        data = _read_at_most(fd, IGNORE_FILE_MAX_BYTES + 1)
+    except OSError as exc:
+        return _error_reason(exc)
+    finally:
+        os.close(fd)
+    return SkipReason.TOO_LARGE if len(data) > IGNORE_FILE_MAX_BYTES else data
 
 
 def _dir_rules(root: Path, parent: _Rules, rel: str, report: Report) -> _Rules:
@@ -350,6 +409,7 @@ def discover(root: Path, options: DiscoveryOptions | None = None) -> Discovery:
             continue
         result.candidates.append(
             DiscoveredFile(rel, Path(entry.path), st.st_size, st.st_mtime_ns))
+    result._unread_ignore_files_once()
     result.candidates.sort(key=lambda c: c.path)
     result.skipped.sort()
     return result

@@ -7,6 +7,7 @@ and an ignore file that is a FIFO leave the folder indexed, each counted in `keb
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from pathlib import Path
 
@@ -105,3 +106,15 @@ async def test_a_bad_gitignore_line_leaves_the_folder_indexed_and_is_counted(
     assert folder.get("error") is None
     result = await s.search({"query": "parse_config", "mode": "lexical"})
     assert [h["path"] for h in result["hits"]] == ["app/users.py"]
+
+
+async def test_a_fifo_ignore_file_leaves_the_folder_indexed_and_is_counted(
+        start_server: StartFn, tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", FILES)
+    os.mkfifo(root / "tests/.gitignore")
+    s = await start_server([root])
+    folder = to_json(await s.wait_idle(timeout=30))["folders"][0]
+    assert folder["files"] == len(FILES)
+    assert folder["skipped"]["by_reason"] == {"ignore_file_unread": 1}
+    found = await s.symbols("test_get_user_by_id")
+    assert [x.location.uri for x in found] == [(root / "tests/test_users.py").as_uri()]

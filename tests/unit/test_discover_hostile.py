@@ -9,11 +9,20 @@ Every test walks real files (real FIFOs, real links, real folders thousands deep
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from indexing.discover import (
+    IGNORE_FILE_MAX_BYTES,
+    Discovery,
     DiscoveryOptions,
     discover,
     is_indexable_path,
@@ -39,6 +48,102 @@ def tree(root: Path) -> Path:
     write(root, "sub/b.py", "def below_fn():\n    return 2\n")
     write(root, "sub/x.log", "a log line\n")
     return root
+
+
+def in_time(fn: Callable[[], Any], fifos: list[Path]) -> Any:
+    """`fn()` within `HUNG_S`, else fail. A walk blocked opening one of `fifos` (as the old
+    code was) is set free by a writer that opens it and closes it, so no thread is left."""
+    out: list[Any] = []
+    thread = threading.Thread(target=lambda: out.append(fn()), daemon=True)
+    thread.start()
+    thread.join(HUNG_S)
+    hung = thread.is_alive()
+    if hung:
+        for fifo in fifos:
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        thread.join(5)
+    assert not hung, f"the walk hung on a FIFO for {HUNG_S}s"
+    return out[0]
+
+
+# -- ignore files that are not regular files (bug: a FIFO hung the walk forever) ---------------
+
+
+@pytest.mark.parametrize("rel", ["sub/.gitignore", ".kebabignore", ".git/info/exclude"])
+def test_an_ignore_file_that_is_a_fifo_is_not_read_and_is_counted(tmp_path: Path,
+                                                                   rel: str) -> None:
+    root = tree(tmp_path / "ws")
+    fifo = root / rel
+    fifo.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(fifo)
+    found: Discovery = in_time(lambda: discover(root), [fifo])
+    assert [c.path for c in found.candidates] == ["a.py", "sub/b.py", "sub/x.log"]
+    skipped = [(p, why) for p, why in found.skipped if p != ".git/"]
+    # Counted once, as an ignore file whose rules were not read (not again as not_regular).
+    assert skipped == [(rel, "ignore_file_unread")]
+    # A changed file's own check reads the same rules: it must not hang either.
+    assert in_time(lambda: is_indexable_path(root, root / "sub/b.py"), [fifo]) is True
+
+
+def test_an_ignore_file_linked_to_dev_zero_is_not_read(tmp_path: Path) -> None:
+    """Read to its end, /dev/zero fills memory: run in a child with 1 GB of address space,
+    so the old code's failure is a MemoryError there, not here."""
+    root = tree(tmp_path / "ws")
+    os.symlink("/dev/zero", root / "sub/.gitignore")
+    code = ("import resource, sys\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+            "from pathlib import Path\n"
+            "from indexing.discover import discover\n"
+            "found = discover(Path(sys.argv[1]))\n"
+            "print([c.path for c in found.candidates], found.skipped)\n")
+    run = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True,
+                         text=True, timeout=HUNG_S * 3, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == (
+        "['a.py', 'sub/b.py', 'sub/x.log'] [('sub/.gitignore', 'ignore_file_unread')]")
+
+
+def test_an_ignore_file_linked_out_of_the_workspace_is_not_followed(tmp_path: Path) -> None:
+    root = tree(tmp_path / "ws")
+    write(tmp_path, "elsewhere/rules", "*.py\n")
+    os.symlink(tmp_path / "elsewhere/rules", root / "sub/.gitignore")
+    found = discover(root)
+    assert [c.path for c in found.candidates] == ["a.py", "sub/b.py", "sub/x.log"]
+    assert found.skipped == [("sub/.gitignore", "ignore_file_unread")]
+    # A link to rules inside the workspace is read as before.
+    (root / "sub/.gitignore").unlink()
+    write(root, "rules.txt", "*.log\n")
+    os.symlink(root / "rules.txt", root / "sub/.gitignore")
+    found = discover(root)
+    assert [c.path for c in found.candidates] == ["a.py", "rules.txt", "sub/.gitignore",
+                                                  "sub/b.py"]
+    assert found.skipped == [("sub/x.log", "gitignore")]
+
+
+def test_an_ignore_file_past_the_size_limit_is_not_read(tmp_path: Path) -> None:
+    root = tree(tmp_path / "ws")
+    rules = "*.py\n" + "# padding\n" * (IGNORE_FILE_MAX_BYTES // 10 + 1)
+    assert len(rules) > IGNORE_FILE_MAX_BYTES
+    write(root, "sub/.gitignore", rules)
+    found = discover(root, DiscoveryOptions(max_bytes=2 * IGNORE_FILE_MAX_BYTES))
+    assert [c.path for c in found.candidates] == ["a.py", "sub/.gitignore", "sub/b.py",
+                                                  "sub/x.log"]
+    assert found.skipped == [("sub/.gitignore", "ignore_file_unread")]
+
+
+def test_a_scan_with_a_fifo_ignore_file_indexes_the_rest_and_says_so(tmp_path: Path) -> None:
+    root = tree(tmp_path / "ws")
+    fifo = root / "sub/.gitignore"
+    os.mkfifo(fifo)
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "index"), workers=1, embed=False))
+    try:
+        summary = in_time(ws.indexer.index, [fifo])
+        assert (summary.new, summary.skipped_by_reason) == (3, {"ignore_file_unread": 1})
+        hits = ws.searcher.search(SearchRequest(query="below_fn", mode="lexical")).hits
+        assert [h.path for h in hits] == ["sub/b.py"]
+    finally:
+        ws.close()
 
 
 # -- a line pathspec cannot read (bug: it threw out the whole scan) ----------------------------
@@ -81,3 +186,28 @@ def test_a_bad_exclude_pattern_given_to_discovery_is_dropped(tmp_path: Path) -> 
     assert [c.path for c in found.candidates] == ["a.py", "sub/b.py"]
     assert found.skipped == [("exclude setting:1", "bad_ignore_line"),
                              ("sub/x.log", "exclude")]
+
+
+# -- the same through the CLI: one line, no traceback, the folder indexed -------------------
+
+
+def kebab(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, KEBAB_INDEX_DIR=str(tmp_path / "index"))
+    return subprocess.run([sys.executable, "-m", "kebab_lsp.cli", *args], env=env,
+                          capture_output=True, text=True, timeout=HUNG_S * 3, check=False)
+
+
+@pytest.mark.subprocess
+def test_the_cli_indexes_past_a_fifo_and_a_bad_line_and_lists_them(tmp_path: Path) -> None:
+    root = tree(tmp_path / "ws")
+    os.mkfifo(root / ".kebabignore")
+    write(root, "sub/.gitignore", "*.log\nfoo\\\n")
+    run = kebab(tmp_path, "index", str(root), "--no-embed", "--list-skipped")
+    assert run.returncode == 0, run.stderr
+    assert "skipped by reason: bad_ignore_line 1, gitignore 1, ignore_file_unread 1" \
+        in run.stdout
+    assert "ignore_file_unread .kebabignore\n" in run.stdout
+    assert "sub/.gitignore:2\n" in run.stdout
+    found = kebab(tmp_path, "search", "below_fn", str(root), "--mode", "lexical")
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.startswith("sub/b.py:1:5")
