@@ -104,29 +104,41 @@ def _text(value: str) -> str:
     return value.replace("\0", "\ufffd") if "\0" in value else value
 
 
-#: Whether a chunk (`c`) holds a definition of the kinds asked (the one parameter) that has
-#: no chunk of its own: its name's line is among the chunk's lines.
-_HOLDS_KIND = (
-    "EXISTS (SELECT 1 FROM kebab.symbols h WHERE h.file_id = c.file_id AND h.kind = ANY(%s) "
-    "AND h.sel_start_line BETWEEN c.start_line AND c.end_line "
-    "AND NOT EXISTS (SELECT 1 FROM kebab.chunks o WHERE o.symbol_id = h.id))")
+#: The chunks of a repository that hold a definition of the kinds asked that has no chunk of
+#: its own (its name's line is among the chunk's lines). Parameters: the repository, the
+#: kinds. Found once per version of the repository and set of kinds (`PgStore._holders`):
+#: 30 ms for Django's constants, 260 to 350 ms for its 12,000 fields (each probes the wide
+#: chunk rows of its file), which a search must not pay each time. Correlated with each
+#: match instead, it made kind-filtered searches on Django's team index 3 to 8 times slower.
+_HOLDERS_SQL = (
+    "SELECT DISTINCT k.id FROM kebab.symbols h JOIN kebab.chunks k ON k.file_id = h.file_id "
+    "AND h.sel_start_line BETWEEN k.start_line AND k.end_line "
+    "WHERE h.repo = %s AND h.kind = ANY(%s) "
+    "AND NOT EXISTS (SELECT 1 FROM kebab.chunks o WHERE o.symbol_id = h.id) ORDER BY k.id")
+#: Holder sets kept per store, each for one version of the repository and one set of kinds.
+HOLDERS_KEPT = 8
+#: A chunk (`c`) among holders (the parameter, a bigint[]): a hashed set, where `= ANY` of a
+#: large array scans it per row (Django's 8,000 field holders: 300 to 660 ms a count).
+_AMONG = "c.id IN (SELECT unnest(%s::bigint[]))"
 
 
-def _filter_sql(filters: Filters, chunks: bool = False) -> tuple[str, list[Any]]:
-    """`filters` as SQL. A kind filter over `chunks` (`c`) keeps a chunk whose own
-    definition (`s`) is of those kinds, and a chunk that holds a definition of those kinds
-    with no chunk of its own (a constant, field, property, variable, enum member or one-line
-    member), as on SQLite (`indexing.store.retrieval._filter_sql`); over refs, it keeps those
-    inside a definition (`s`) of those kinds."""
+def _filter_sql(filters: Filters, holders: list[int] | None = None
+                ) -> tuple[str, list[Any]]:
+    """`filters` as SQL. A kind filter over chunks (`c`), given their `holders`
+    (`PgStore._holders`), keeps a chunk whose own definition (`s`) is of those kinds, and a
+    chunk that holds a definition of those kinds with no chunk of its own (a constant, field,
+    property, variable, enum member or one-line member), as on SQLite
+    (`indexing.store.retrieval._filter_sql`); without them (over refs), it keeps those inside
+    a definition (`s`) of those kinds."""
     clauses: list[str] = []
     args: list[Any] = []
     if filters.langs:
         clauses.append("f.lang = ANY(%s)")
         args.append(list(filters.langs))
     if filters.kinds:
-        if chunks:
-            clauses.append(f"(s.kind = ANY(%s) OR {_HOLDS_KIND})")
-            args.extend([list(filters.kinds), list(filters.kinds)])
+        if holders is not None:
+            clauses.append(f"(s.kind = ANY(%s) OR {_AMONG})")
+            args.extend([list(filters.kinds), holders])
         else:
             clauses.append("s.kind = ANY(%s)")
             args.append(list(filters.kinds))
@@ -159,6 +171,7 @@ class PgStore:
         self.repo = repo
         self._lock = threading.RLock()
         self._batch_depth = 0
+        self._held: dict[tuple[int, tuple[str, ...]], list[int]] = {}
 
     @classmethod
     def open(cls, url: str, repo: str, create: bool = False, known: bool = True) -> PgStore:
@@ -502,26 +515,52 @@ class PgStore:
         tsq = self._tsquery(query)
         if tsq is None:
             return []
-        where, args = _filter_sql(filters, chunks=True)
         excluded = sorted(set(exclude))
         rank = ranking.rank_sql("c.tsv", "q.q")
-        rows = self.execute(
-            f"SELECT {CHUNK_COLUMNS_NO_TEXT}, {rank} AS r {CHUNK_FROM} "
-            "CROSS JOIN (SELECT %s::tsquery AS q) q "
-            f"WHERE c.repo = %s AND c.tsv @@ q.q AND NOT (c.id = ANY(%s)){where} "
-            "ORDER BY r DESC, f.path COLLATE \"C\", c.start_line, c.chunk_id COLLATE \"C\" "
-            "LIMIT %s",
-            (tsq, self.repo, excluded, *args, limit)).fetchall()
+        with self.reading():  # a kind filter's holders and the match see one state
+            where, args = self._where(filters)
+            rows = self.execute(
+                f"SELECT {CHUNK_COLUMNS_NO_TEXT}, {rank} AS r {CHUNK_FROM} "
+                "CROSS JOIN (SELECT %s::tsquery AS q) q "
+                f"WHERE c.repo = %s AND c.tsv @@ q.q AND NOT (c.id = ANY(%s)){where} "
+                "ORDER BY r DESC, f.path COLLATE \"C\", c.start_line, c.chunk_id COLLATE \"C\" "
+                "LIMIT %s",
+                (tsq, self.repo, excluded, *args, limit)).fetchall()
         return [chunk_from(r, rank=-float(r[-1])) for r in rows]
 
     def count_matches(self, query: LexicalQuery, filters: Filters) -> int:
         tsq = self._tsquery(query)
         if tsq is None:
             return 0
-        where, args = _filter_sql(filters, chunks=True)
-        return int(self._value(
-            f"SELECT count(*) {CHUNK_FROM} WHERE c.repo = %s AND c.tsv @@ %s::tsquery{where}",
-            (self.repo, tsq, *args)))
+        with self.reading():
+            where, args = self._where(filters)
+            return int(self._value(
+                f"SELECT count(*) {CHUNK_FROM} WHERE c.repo = %s AND c.tsv @@ %s::tsquery"
+                f"{where}", (self.repo, tsq, *args)))
+
+    def _where(self, filters: Filters) -> tuple[str, list[Any]]:
+        """`_filter_sql` with the holders a kind filter needs."""
+        if not filters.kinds:
+            return _filter_sql(filters)
+        return _filter_sql(filters, self._holders(filters.kinds))
+
+    def _holders(self, kinds: Sequence[str]) -> list[int]:
+        """The ids of this repository's chunks that hold a definition of `kinds` with no
+        chunk of its own (`_HOLDERS_SQL`), for the version of it this read sees; kept per
+        version, but not inside a write's batch, whose changes have no version yet."""
+        wanted = tuple(sorted(set(kinds)))
+        if self._batch_depth:
+            return [r[0] for r in self.execute(_HOLDERS_SQL, (self.repo, list(wanted)))]
+        key = (self.lexical_version(), wanted)
+        with self._lock:
+            found = self._held.get(key)
+        if found is None:
+            found = [r[0] for r in self.execute(_HOLDERS_SQL, (self.repo, list(wanted)))]
+            with self._lock:
+                self._held[key] = found
+                while len(self._held) > HOLDERS_KEPT:
+                    self._held.pop(next(iter(self._held)))
+        return found
 
     def _tsquery(self, query: LexicalQuery) -> str | None:
         if query.raw is not None:
@@ -568,12 +607,14 @@ class PgStore:
         many there are in all), as `Retrieval.held_chunk_ids`."""
         if not filters.kinds:
             return [], 0
-        where, args = _filter_sql(replace(filters, kinds=()))
-        rows = self.execute(
-            "SELECT c.chunk_id, count(*) OVER () FROM kebab.chunks c "
-            f"JOIN kebab.files f ON f.id = c.file_id WHERE c.repo = %s AND {_HOLDS_KIND}"
-            f"{where} ORDER BY f.path COLLATE \"C\", c.start_line, c.chunk_id COLLATE \"C\" "
-            "LIMIT %s", (self.repo, list(filters.kinds), *args, limit)).fetchall()
+        with self.reading():
+            where, args = _filter_sql(replace(filters, kinds=()))
+            rows = self.execute(
+                "SELECT c.chunk_id, count(*) OVER () FROM kebab.chunks c "
+                f"JOIN kebab.files f ON f.id = c.file_id WHERE c.repo = %s AND {_AMONG}"
+                f"{where} ORDER BY f.path COLLATE \"C\", c.start_line, "
+                "c.chunk_id COLLATE \"C\" LIMIT %s",
+                (self.repo, self._holders(filters.kinds), *args, limit)).fetchall()
         if rows:
             return [str(r[0]) for r in rows], int(rows[0][1])
         return [], 0
