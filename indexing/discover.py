@@ -31,7 +31,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -108,6 +108,7 @@ class SkipReason:
     SYMLINK_LOOP = "symlink_loop"
     CHANGED_WHILE_READ = "changed_while_read"
     INDEX_DIR = "index_dir"  # kebab's own index folder, inside the workspace
+    PATH_TOO_LONG = "path_too_long"  # longer than the system lets a path be (PATH_MAX)
     #: An ignore file that was not read, so its rules are not applied: not a regular file (a
     #: FIFO would block the walk, a device never end), a link leading out of the workspace,
     #: larger than `IGNORE_FILE_MAX_BYTES`, or unreadable. Listed under its own path.
@@ -190,7 +191,16 @@ class DiscoveryOptions:
     def skips(self, path: Path) -> bool:
         """Whether `path` (absolute, with its folders resolved) is or lies in a folder that is
         never indexed (`skip_dirs`)."""
-        return any(path == d or d in path.parents for d in self.skip_dirs)
+        return self.skips_text(str(path))
+
+    def skips_text(self, path: str) -> bool:
+        """`skips` of a path as text, as the walk has it: comparing text costs nothing per
+        level of the path, where `Path.parents` makes a path of each (quadratic in a chain of
+        folders thousands deep)."""
+        for skipped in map(str, self.skip_dirs):
+            if path == skipped or path.startswith(skipped.rstrip(os.sep) + os.sep):
+                return True
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -388,10 +398,8 @@ def discover(root: Path, options: DiscoveryOptions | None = None) -> Discovery:
     options = options or DiscoveryOptions()
     root = root.resolve()
     result = Discovery()
-    walk = _walk(root, _root_rules(root, options, result.skip), "", result, options)
-    for entry, rel, is_dir in walk:
-        if is_dir:
-            continue
+    walk = _walk(root, _root_rules(root, options, result.skip), result, options)
+    for entry, rel in walk:
         reason = name_skip_reason(entry.name)
         if reason:
             result.skip(rel, reason)
@@ -415,16 +423,34 @@ def discover(root: Path, options: DiscoveryOptions | None = None) -> Discovery:
     return result
 
 
-def _walk(
-    root: Path, rules: _Rules, rel_dir: str, result: Discovery, options: DiscoveryOptions
-) -> Iterator[tuple[os.DirEntry[str], str, bool]]:
-    directory = root / rel_dir if rel_dir else root
+def _walk(root: Path, rules: _Rules, result: Discovery, options: DiscoveryOptions
+          ) -> Iterator[tuple[os.DirEntry[str], str]]:
+    """Every file under `root` that the path rules let through, with its workspace path.
+    The folders wait on a stack, not in the call stack: a chain of folders thousands deep
+    must not reach Python's recursion limit and stop the whole walk. (A path longer than
+    the system allows is skipped as `path_too_long`.)"""
+    pending: list[tuple[str, _Rules]] = [("", rules)]
+    while pending:
+        rel_dir, rules = pending.pop()
+        below = yield from _walk_folder(root, rel_dir, rules, result, options)
+        pending.extend(reversed(below))  # the first folder by name is walked first
+
+
+def _walk_folder(root: Path, rel_dir: str, rules: _Rules, result: Discovery,
+                 options: DiscoveryOptions
+                 ) -> Generator[tuple[os.DirEntry[str], str], None, list[tuple[str, _Rules]]]:
+    """The files of one folder that the rules let through; returns its folders to walk,
+    each with the rules in force in it."""
+    # Paths as text: a `Path` parses every part again, which a chain of folders thousands
+    # deep makes quadratic.
+    directory = os.path.join(root, rel_dir) if rel_dir else str(root)
+    below: list[tuple[str, _Rules]] = []
     try:
         with os.scandir(directory) as scan:
             entries = sorted(scan, key=lambda e: e.name)
     except OSError as exc:
         result.skip((rel_dir + "/") if rel_dir else ".", _error_reason(exc))
-        return
+        return below
     for entry in entries:
         rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
         if not decodable(entry.name):
@@ -450,7 +476,7 @@ def _walk(
         if is_dir and _default_dir(rel, entry.name, rules):
             result.skip(rel + "/", SkipReason.DEFAULT_DIR)
             continue
-        if is_dir and options.skips(root / rel):
+        if is_dir and options.skips_text(os.path.join(root, rel)):
             result.skip(rel + "/", SkipReason.INDEX_DIR)
             continue
         if not is_dir and not options.include_secrets and is_secret_path(rel):
@@ -464,10 +490,10 @@ def _walk(
             if is_link:  # a link back into the tree would index the same files twice
                 result.skip(rel + "/", SkipReason.NOT_REGULAR)
                 continue
-            child = _dir_rules(root, rules, rel, result.skip)
-            yield from _walk(root, child, rel, result, options)
+            below.append((rel, _dir_rules(root, rules, rel, result.skip)))
         else:
-            yield entry, rel, False
+            yield entry, rel
+    return below
 
 
 def _is_real_dir(entry: os.DirEntry[str]) -> bool:
@@ -517,6 +543,8 @@ def _error_reason(exc: OSError) -> str:
         return SkipReason.VANISHED
     if exc.errno == errno.ELOOP:
         return SkipReason.SYMLINK_LOOP
+    if exc.errno == errno.ENAMETOOLONG:
+        return SkipReason.PATH_TOO_LONG
     return SkipReason.UNREADABLE
 
 

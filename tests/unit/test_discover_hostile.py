@@ -188,6 +188,86 @@ def test_a_bad_exclude_pattern_given_to_discovery_is_dropped(tmp_path: Path) -> 
                              ("sub/x.log", "exclude")]
 
 
+# -- folder chains deeper than the recursion limit (bug: RecursionError lost the folder) ----
+
+
+def deep_chain(root: Path, depth: int, leaf: str) -> None:
+    """`root/d/d/.../d/<leaf>`, `depth` folders deep, made through folder descriptors so a
+    chain past PATH_MAX can be made at all."""
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fd)
+            below = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = below
+        out = os.open(leaf, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(out, b"def deepest_fn():\n    pass\n")
+        os.close(out)
+    finally:
+        os.close(fd)
+
+
+def remove_chain(root: Path) -> None:
+    """Undo `deep_chain` without recursion (shutil.rmtree recurses, and names past PATH_MAX
+    can only be reached through descriptors): the chain's second folder moves up to `root`
+    in place of the first, until none is left."""
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        while "d" in os.listdir(fd):
+            first = os.open("d", os.O_RDONLY, dir_fd=fd)
+            try:
+                for name in os.listdir(first):
+                    if name == "d":
+                        os.rename("d", "d.next", src_dir_fd=first, dst_dir_fd=fd)
+                    else:
+                        os.unlink(name, dir_fd=first)
+            finally:
+                os.close(first)
+            os.rmdir("d", dir_fd=fd)
+            if "d.next" in os.listdir(fd):
+                os.rename("d.next", "d", src_dir_fd=fd, dst_dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def test_a_chain_deeper_than_the_recursion_limit_is_walked(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    write(root, "top.py", "def top_level_fn():\n    pass\n")
+    depth = sys.getrecursionlimit() + 200
+    assert len(str(root)) + 2 * depth + 10 < 4000  # the whole path still fits PATH_MAX
+    deep_chain(root, depth, "deep.py")
+    try:
+        found = discover(root)
+        assert [c.path for c in found.candidates] == ["d/" * depth + "deep.py", "top.py"]
+        assert found.skipped == []
+    finally:
+        remove_chain(root)
+
+
+def test_a_chain_past_path_max_is_counted_and_the_rest_indexed(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    write(root, "top.py", "def top_level_fn():\n    pass\n")
+    deep_chain(root, 2100, "deep.py")
+    try:
+        ws = Workspace(root, Settings(index_dir=str(tmp_path / "index"), workers=1,
+                                      embed=False))
+        try:
+            summary = ws.indexer.index()
+            assert summary.skipped_by_reason == {"path_too_long": 1}
+            [(where, _)] = summary.skipped_paths
+            assert where.startswith("d/d/") and where.endswith("/")
+            assert len(str(root / where)) >= 4000  # where the system stops taking the path
+            hits = ws.searcher.search(SearchRequest(query="top_level_fn",
+                                                    mode="lexical")).hits
+            assert [h.path for h in hits] == ["top.py"]
+            assert set(ws.store.file_states()) == {"top.py"}
+        finally:
+            ws.close()
+    finally:
+        remove_chain(root)
+
+
 # -- the same through the CLI: one line, no traceback, the folder indexed -------------------
 
 
