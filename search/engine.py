@@ -30,7 +30,7 @@ from indexing.store import (
 from indexing.text import token_parts, tokens
 from indexing.vector_index import VectorIndex, VectorsUnavailable
 from search import filter_notes, lexical, priors, usage, vector
-from search.hits import build_hit
+from search.hits import build_hit, named_definition
 from search.hybrid import fuse_rows, lexical_weight
 from search.query import (
     CODE_FRAGMENT,
@@ -310,7 +310,9 @@ class Searcher:
         seen: set[tuple[str, Span]] = set()
         taken = 0
         # Two chunks can cite one place: the overlap of two pieces of a long line holds the
-        # same words. The second is the same hit, not another match, so it gives way.
+        # same words. The second is the same hit, not another match, so it gives way; so does
+        # a later piece of a definition the query names, which stands for the definition the
+        # first piece shown already did.
         check = _checkpoint(stop)
         while len(hits) < req.k and taken < len(candidates):
             shown = candidates[taken : taken + req.k - len(hits)]
@@ -320,8 +322,9 @@ class Searcher:
                 check("building hits", len(hits), req.k)
                 hit = build_hit(row, str(self.root), words, c.score, c.retrieval,
                                 req.snippet_chars, c.focus)
-                if (hit.path, hit.span) not in seen:
-                    seen.add((hit.path, hit.span))
+                place = named_definition(row, words) or hit.span
+                if (hit.path, place) not in seen:
+                    seen.add((hit.path, place))
                     hits.append(hit)
         # Left out: a candidate not shown, or more beyond what either arm read.
         cut = (taken < len(candidates)

@@ -84,14 +84,18 @@ def _focus_chars(line: str, base: int, focus: Span) -> list[tuple[int, int]]:
     return [(a, max(a + 1, char_index(line, min(end, base + length) - base)))]
 
 
+def named_definition(row: ChunkRow, words: tuple[str, ...]) -> Span | None:
+    """Where the chunk's definition is named, when the query names it: each piece of a long
+    definition stands for the definition, so a search shows it once."""
+    sym = row.symbol
+    return sym.selection if sym is not None and words and sym.name.lower() in words else None
+
+
 def _names_symbol(row: ChunkRow, words: tuple[str, ...]) -> bool:
     """The query names the chunk's definition, and the chunk holds that name: a long
     definition's later pieces cite what they hold, not a line outside them."""
-    sym = row.symbol
-    if sym is None or not words:
-        return False
-    return (sym.name.lower() in words
-            and row.start_line <= sym.selection.start_line <= row.end_line)
+    place = named_definition(row, words)
+    return place is not None and row.start_line <= place.start_line <= row.end_line
 
 
 def chunk_span(row: ChunkRow) -> Span:
