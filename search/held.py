@@ -37,7 +37,8 @@ def cite_held(store: SearchStore, candidates: Sequence[Candidate], kinds: Sequen
                if c.row.symbol is None or str(c.row.symbol.kind) not in wanted]
     if not holders:
         return
-    defined = store.held_definitions({c.row.path for c in holders}, tuple(kinds))
+    defined = store.held_definitions(
+        {(c.row.path, c.row.start_line, c.row.end_line) for c in holders}, tuple(kinds))
     parts = set(token_parts(query))
     whole = {t.lower() for t in tokens(query)}
     for cand in holders:

@@ -174,7 +174,8 @@ def _exact_in_kinds(store: SearchStore, needle: str, filters: Filters, limit: in
     where = _Needle(needle)
     found: list[tuple[int, str, Span, ChunkRow]] = []
     files = store.files_containing(needle, filters, check)
-    held = store.held_definitions([path for path, _lang, _text in files], filters.kinds)
+    held = store.held_definitions([(path, 0, text.count("\n")) for path, _lang, text in files],
+                                  filters.kinds)
     for done, (path, _lang, text) in enumerate(files):
         check("exact text, reading files", done, len(files))
         inside: list[tuple[Span, ChunkRow]] = []

@@ -619,22 +619,26 @@ class PgStore:
             return [str(r[0]) for r in rows], int(rows[0][1])
         return [], 0
 
-    def held_definitions(self, paths: Iterable[str], kinds: Sequence[str]
+    def held_definitions(self, places: Iterable[tuple[str, int, int]], kinds: Sequence[str]
                          ) -> dict[str, list[Symbol]]:
-        """The definitions of `kinds` in `paths` that have no chunk of their own, by path,
-        in position order, as `Retrieval.held_definitions`."""
-        out: dict[str, list[Symbol]] = {}
-        wanted = sorted(set(paths))
+        """The definitions of `kinds` with no chunk of their own whose name is on the lines
+        of `places` ((path, first line, last line)), by path, in position order, as
+        `Retrieval.held_definitions`."""
+        wanted = sorted(set(places))
         if not kinds or not wanted:
-            return out
+            return {}
+        found: dict[str, dict[int, Symbol]] = {}  # path -> ord -> definition
         for r in self.execute(
-                f"SELECT f.path, {SYMBOL_COLUMNS} FROM kebab.symbols s JOIN kebab.files f "
-                "ON f.id = s.file_id WHERE f.repo = %s AND f.path = ANY(%s) "
-                "AND s.kind = ANY(%s) "
-                "AND NOT EXISTS (SELECT 1 FROM kebab.chunks o WHERE o.symbol_id = s.id) "
-                "ORDER BY f.path COLLATE \"C\", s.ord", (self.repo, wanted, list(kinds))):
-            out.setdefault(str(r[0]), []).append(symbol_from(r[1:]))
-        return out
+                f"SELECT f.path, s.ord, {SYMBOL_COLUMNS} "
+                "FROM unnest(%s::text[], %s::int[], %s::int[]) AS r(path, a, b) "
+                "JOIN kebab.files f ON f.repo = %s AND f.path = r.path "
+                "JOIN kebab.symbols s ON s.file_id = f.id "
+                "AND s.sel_start_line BETWEEN r.a AND r.b WHERE s.kind = ANY(%s) "
+                "AND NOT EXISTS (SELECT 1 FROM kebab.chunks o WHERE o.symbol_id = s.id)",
+                ([w[0] for w in wanted], [w[1] for w in wanted], [w[2] for w in wanted],
+                 self.repo, list(kinds))):
+            found.setdefault(str(r[0]), {})[int(r[1])] = symbol_from(r[2:])
+        return {path: [by_ord[o] for o in sorted(by_ord)] for path, by_ord in found.items()}
 
     def with_texts(self, rows: Sequence[ChunkRow]) -> list[ChunkRow]:
         ids = [r.rowid for r in rows if r.text is None]

@@ -362,25 +362,28 @@ class Retrieval(StoreConnection):
                 "ORDER BY f.path, c.start_line, c.chunk_id", (holders, *args)).fetchall()
         return [str(r[0]) for r in rows[:limit]], len(rows)
 
-    def held_definitions(self, paths: Iterable[str], kinds: Sequence[str]
+    def held_definitions(self, places: Iterable[tuple[str, int, int]], kinds: Sequence[str]
                          ) -> dict[str, list[Symbol]]:
-        """The definitions of `kinds` in `paths` that have no chunk of their own, by path,
-        in position order: what a chunk that a kind filter keeps for holding one cites."""
-        wanted = sorted(set(paths))
-        out: dict[str, list[Symbol]] = {}
+        """The definitions of `kinds` with no chunk of their own whose name is on the lines
+        of `places` ((path, first line, last line), 0-based, inclusive), by path, in position
+        order: what a chunk that a kind filter keeps for holding one cites."""
+        wanted = sorted(set(places))
+        found: dict[str, dict[int, Symbol]] = {}  # path -> ord -> definition
         if not kinds:
-            return out
+            return {}
         marks = ",".join("?" * len(kinds))
         for start in range(0, len(wanted), 500):
-            part = wanted[start : start + 500]
+            part = json.dumps(wanted[start : start + 500])
             for r in self.conn.execute(
-                    f"SELECT f.path, {SYMBOL_COLUMNS} FROM symbols s JOIN files f "
-                    f"ON f.id = s.file_id WHERE f.path IN ({','.join('?' * len(part))}) "
-                    f"AND s.kind IN ({marks}) "
-                    "AND NOT EXISTS (SELECT 1 FROM chunks o WHERE o.symbol_id = s.id) "
-                    "ORDER BY f.path, s.ord", (*part, *kinds)):
-                out.setdefault(r[0], []).append(symbol_from(r[1:]))
-        return out
+                    "WITH r(path, a, b) AS (SELECT json_extract(value, '$[0]'), "
+                    "json_extract(value, '$[1]'), json_extract(value, '$[2]') "
+                    f"FROM json_each(?)) SELECT f.path, s.ord, {SYMBOL_COLUMNS} FROM r "
+                    "JOIN files f ON f.path = r.path JOIN symbols s ON s.file_id = f.id "
+                    f"AND s.sel_start_line BETWEEN r.a AND r.b WHERE s.kind IN ({marks}) "
+                    "AND NOT EXISTS (SELECT 1 FROM chunks o WHERE o.symbol_id = s.id)",
+                    (part, *kinds)):
+                found.setdefault(r[0], {})[r[1]] = symbol_from(r[2:])
+        return {path: [by_ord[o] for o in sorted(by_ord)] for path, by_ord in found.items()}
 
     def files_containing(
         self, needle: str, filters: Filters, check: Checkpoint = go_on
