@@ -94,8 +94,16 @@ class Folder:
         process with other settings (`FolderIndex.built_elsewhere`: this process writes it
         with its own, after a scan that answers say is building)."""
         notes = [self.index.incomplete(self.baseline),
-                 None if self.writes else self.index.built_elsewhere()]
+                 None if self.writes else self.index.built_elsewhere(), self._scan_failed()]
         return "; ".join(n for n in notes if n is not None) or None
+
+    def _scan_failed(self) -> str | None:
+        """A scan that failed left the index short of the files it had not reached, until one
+        succeeds; the store's own trouble (a full disk, damage) says so in its own words."""
+        if self.last_error is None or self.index.store.problems():
+            return None
+        return (f"the last scan of {self.root} failed ({self.last_error}); files it had not "
+                "reached may be missing until a scan succeeds")
 
     @property
     def building(self) -> bool:

@@ -289,3 +289,38 @@ def test_upkeep_is_not_building(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     finally:
         release.set()
         rt.stop()
+
+
+def test_a_failed_scan_leaves_answers_incomplete_until_one_succeeds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scan that fails (a fallback: nothing known makes one fail today, so the failure is
+    made) must not leave answers claiming complete recall over a partial index."""
+    from search.engine import Searcher
+    from search.types import SearchRequest
+
+    recorder = Recorder()
+    rt = runtime(tmp_path, recorder)
+    root = make_tree(tmp_path / "ws", 3)
+    real_step = indexer_module.ScanJob.step
+
+    def failing(self: indexer_module.ScanJob) -> bool:
+        raise RuntimeError("the walk met something it could not read")
+
+    monkeypatch.setattr(indexer_module.ScanJob, "step", failing)
+    folder = rt.add_folder(root.as_uri(), "ws", root)
+    rt.start()
+    try:
+        assert rt.wait_idle(30)
+        searcher = Searcher(root, folder.index.store, status=folder)
+        answer = searcher.search(SearchRequest("f_1", mode="lexical"))
+        assert answer.meta.recall["complete"] is False
+        assert any("the last scan of" in w and "could not read" in w
+                   for w in answer.meta.warnings), answer.meta.warnings
+        monkeypatch.setattr(indexer_module.ScanJob, "step", real_step)
+        rt.scan(folder)
+        assert rt.wait_idle(30)
+        answer = searcher.search(SearchRequest("f_1", mode="lexical"))
+        assert answer.meta.recall["complete"] is True, answer.meta.warnings
+        assert [h.path for h in answer.hits][:1] == ["m001.py"]
+    finally:
+        rt.stop()
