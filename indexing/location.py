@@ -15,6 +15,7 @@ an older version created wider is narrowed, and the store creates its files 0600
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -49,11 +50,31 @@ PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
 
 
+class UnusableIndexDir(OSError):
+    """A folder (or file) kebab keeps indexes in that cannot be created or written: a parent
+    the user may not write, a read-only mount, a lock file that is not a file. Its message is
+    one sentence for the user, naming the path, why, and what to do; an `OSError`, so callers
+    that do without a cache on any disk trouble still do."""
+
+
+#: What the user can always do about an index location that refuses.
+ELSEWHERE = "choose another index location"
+
+
+def _refusal(what: str, exc: OSError, writable: Path | None) -> UnusableIndexDir:
+    """`what` ("cannot create the folder X") failed with `exc`; when permissions or a
+    read-only mount refused, making `writable` writable is the other fix."""
+    fix = (f"make {writable} writable, or {ELSEWHERE}"
+           if writable is not None and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
+           else ELSEWHERE)
+    return UnusableIndexDir(f"{what}: {exc.strerror or exc}; {fix}")
+
+
 def private_dir(path: Path) -> Path:
     """Create `path` and any missing parent 0700 (`Path.mkdir(parents=True)` would create the
     parents with the umask's defaults, e.g. a fresh `~/.cache` 0755), and narrow `path` itself
     to 0700 if it exists wider. Folders that already existed above it are the user's and are
-    left alone."""
+    left alone. `UnusableIndexDir` when a folder cannot be created or narrowed."""
     missing: list[Path] = []
     probe = path
     while not probe.exists():
@@ -62,12 +83,59 @@ def private_dir(path: Path) -> Path:
             break
         probe = probe.parent
     for folder in reversed(missing):
-        with suppress(FileExistsError):  # another process made it first
-            folder.mkdir(mode=PRIVATE_DIR)
-        os.chmod(folder, PRIVATE_DIR)  # mkdir's mode is masked by the umask; 0700 is exact
-    if path.stat().st_mode & 0o077:
-        os.chmod(path, PRIVATE_DIR)
+        try:
+            with suppress(FileExistsError):  # another process made it first
+                folder.mkdir(mode=PRIVATE_DIR)
+            os.chmod(folder, PRIVATE_DIR)  # mkdir's mode is masked by the umask; 0700 is exact
+        except OSError as exc:
+            raise _refusal(f"cannot create the folder {folder}", exc, folder.parent) from exc
+    try:
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, PRIVATE_DIR)
+    except OSError as exc:  # not the owner's: it stays as open as it is, unused
+        raise _refusal(f"cannot make the folder {path} private (0700)", exc, None) from exc
     return path
+
+
+def cannot_write(folder: Path) -> str | None:
+    """Why `folder` cannot be written or created, or None: the nearest folder on the way that
+    exists must be a directory this process may write (`os.access`, which applies its
+    permissions and a read-only mount)."""
+    probe = folder
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{probe} is not a directory"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"{probe} cannot be written ({_denial(probe)}): make it writable, or {ELSEWHERE}"
+    return None
+
+
+def unwritable_reason(root: Path) -> str | None:
+    """Why no index can be kept, or kept current, under `root` (the cache root), or None:
+    `root` must be writable (`cannot_write`), and so must every index folder already in it."""
+    refused = cannot_write(root)
+    if refused is not None or not root.is_dir():
+        return refused
+    try:
+        stuck = sorted(p for p in root.iterdir()
+                       if p.is_dir() and not os.access(p, os.W_OK | os.X_OK))
+    except OSError as exc:
+        return f"{root} cannot be read ({exc.strerror or exc}): make it readable, or {ELSEWHERE}"
+    if not stuck:
+        return None
+    named = ", ".join(p.name for p in stuck[:3]) + (", ..." if len(stuck) > 3 else "")
+    return (f"{len(stuck)} index folder(s) in {root} cannot be written ({_denial(stuck[0])}: "
+            f"{named}): their workspaces' indexes are not kept current; make them writable")
+
+
+def _denial(path: Path) -> str:
+    try:
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            return os.strerror(errno.EROFS)
+    except OSError:
+        pass
+    return os.strerror(errno.EACCES)
 
 
 def model_cache_dir(override: str | Path | None = None) -> Path:

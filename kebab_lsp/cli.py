@@ -146,19 +146,26 @@ def index_folder(root: Path, settings: Settings, rebuild: bool = False) -> Folde
     """Index (and, with `settings.embed`, embed) one folder with the same runtime the server
     runs, then stop it. Only the holder of the index's writer lease writes: when a running
     `kebab mcp` holds it, that process keeps the index current and this one refuses."""
+    from indexing.location import index_dir_for
     from indexing.runtime import Runtime
     from indexing.runtime.lease import IndexBusy, take_for_one_shot
 
+    # The lease first: opening the index may already write it (a damaged one is rebuilt, an
+    # older schema migrated), and an index this process cannot write is refused in one line
+    # (`UnusableIndexDir`) before the runtime reports its every failed write.
+    try:
+        lease = take_for_one_shot(index_dir_for(root, settings.index_dir), root)
+    except IndexBusy as exc:
+        raise SystemExit(f"kebab: {exc}") from exc
     runtime = Runtime(CliListener(), settings)
     # No background read-through of the index: a no-change `kebab index` takes a fraction of
     # a second and must not wait for it. Damage is still found where a scan meets it, and
     # `--rebuild` starts from nothing whatever the old index holds.
-    folder = runtime.add_folder(root.as_uri(), root.name, root, scan=False, check=False)
     try:
-        lease = take_for_one_shot(folder.index.index_dir, root)
-    except IndexBusy as exc:
-        folder.index.close()
-        raise SystemExit(f"kebab: {exc}") from exc
+        folder = runtime.add_folder(root.as_uri(), root.name, root, scan=False, check=False)
+    except BaseException:
+        lease.release()
+        raise
     runtime.scan(folder, rebuild=rebuild)
     runtime.start()
     try:
@@ -535,17 +542,22 @@ def cmd_status(args: argparse.Namespace) -> int:
 
             where["vectors"] = status(store, team.vectors, Embedder())  # not loaded: its dim
     else:
-        from indexing.runtime.lease import WriterLease
+        from indexing.location import cannot_write
+        from indexing.runtime.lease import WriterLease, lock_problem
         from kebab_lsp.workspace import Workspace
 
         ws = Workspace(_root(args), _settings(args, ("index_dir",)))
         store = ws.store
         # A team checkout's index holds only the files that differ from the team index. The
-        # writer is the process keeping the index current (a server or `kebab mcp`), if any.
+        # writer is the process keeping the index current (a server or `kebab mcp`), if any;
+        # warnings say why none can be (a read-only index, a lock that is not a file).
+        unwritable = None if store.problems() else cannot_write(ws.index_dir)
         where = {"root": str(ws.root), "index_dir": str(ws.index_dir),
                  "partial_of": ws.index.partial_of,
                  "writer": WriterLease(ws.index_dir).holder(),
-                 "scanning": ws.index.scanning_elsewhere()}
+                 "scanning": ws.index.scanning_elsewhere(),
+                 "warnings": [*store.problems(),
+                              *(w for w in (unwritable, lock_problem(ws.index_dir)) if w)]}
     stats = store.stats()
     last = (dt.datetime.fromtimestamp(stats.last_update, dt.UTC).isoformat(timespec="seconds")
             if stats.last_update else None)
@@ -685,15 +697,17 @@ def cmd_cache(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    """What an editor's health check shows: this Python, this kebab, where indexes go, and
-    whether the embedding model loads (it is loaded, and one text embedded)."""
+    """What an editor's health check shows: this Python, this kebab, where indexes go and
+    whether they can be written there, and whether the embedding model loads (it is loaded,
+    and one text embedded). Status 1 when either fails."""
     import platform
     import time
 
     from indexing.embed import Embedder, EmbedderUnavailable
-    from indexing.location import cache_root, model_cache_dir
+    from indexing.location import cache_root, model_cache_dir, unwritable_reason
 
     settings = _settings(args, ("index_dir", "model_dir"))
+    unwritable = unwritable_reason(cache_root(settings.index_dir))
     started = time.perf_counter()
     model: dict[str, Any]
     try:
@@ -711,16 +725,19 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         model = {"ok": False, "error": str(exc)}
     info = {"kebab": __version__, "python": sys.executable,
             "python_version": platform.python_version(),
-            "cache_root": str(cache_root(settings.index_dir)), "model": model}
+            "cache_root": str(cache_root(settings.index_dir)),
+            "index_location": {"ok": unwritable is None, "error": unwritable},
+            "model": model}
     if args.json:
         print(json.dumps(info, sort_keys=True))
     else:
         print(f"kebab       {__version__}")
         print(f"python      {info['python_version']} ({sys.executable})")
-        print(f"indexes in  {info['cache_root']}")
+        print(f"indexes in  {info['cache_root']}"
+              + ("" if unwritable is None else f"  (cannot be used: {unwritable})"))
         print("model       " + (f"{model['id']} loads ({model['seconds']:.2f} s)" if model["ok"]
                                  else f"does not load: {model['error']}"))
-    return 0 if model["ok"] else 1
+    return 0 if model["ok"] and unwritable is None else 1
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -819,8 +836,9 @@ def build_parser() -> argparse.ArgumentParser:
     common(a, ("index_dir",))
     p.set_defaults(func=cmd_cache)
 
-    p = sub.add_parser("doctor", help="this Python and kebab, where indexes go, and whether "
-                                      "the embedding model loads")
+    p = sub.add_parser("doctor", help="this Python and kebab, where indexes go (and whether "
+                                      "they can be written), and whether the embedding model "
+                                      "loads")
     common(p, ("index_dir", "model_dir"))
     p.set_defaults(func=cmd_doctor)
 
@@ -855,12 +873,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code: int = args.func(args)
     except Exception as exc:
-        # A damaged index (rebuilt on next use), a refusing disk: only a command that opened
-        # the store can raise one, so `kebab mcp` and `kebab serve` need not import it first.
-        store = sys.modules.get("indexing.store")
-        if store is None or not isinstance(exc, store.StoreError):
+        # A damaged index (rebuilt on next use), a refusing disk, an index folder that cannot
+        # be made or written: only a command that opened the store or located an index can
+        # raise one, so `kebab mcp` and `kebab serve` need not import them first.
+        store, location = sys.modules.get("indexing.store"), sys.modules.get("indexing.location")
+        if not ((store is not None and isinstance(exc, store.StoreError))
+                or (location is not None and isinstance(exc, location.UnusableIndexDir))):
             raise
-        print(f"kebab: {exc}", file=sys.stderr)
+        message = str(exc)
+        if location is not None and message.endswith(location.ELSEWHERE):
+            message += f" (--index-dir DIR, or {location.ENV_INDEX_DIR}=DIR)"
+        print(f"kebab: {message}", file=sys.stderr)
         return 1
     return code
 
