@@ -1122,6 +1122,11 @@ async function main() {
     const real = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { env, encoding: 'utf8' }).stdout.trim();
     const slow = writeScript(path.join(tmp, 'slow-python3'), `sleep 3\nexec ${JSON.stringify(real)} "$@"`);
     await editSettings({ ...baseSettings, 'kebab.interpreter': slow });
+    // The restart comes while the start the settings caused is probing that Python.
+    const probing = () => spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).stdout.split('\n')
+      .some((line) => line.includes(slow) && line.includes('--probe'));
+    for (const until = Date.now() + 20_000; !probing() && Date.now() < until;) await sleep(100);
+    if (!probing()) fail('the start with the slow Python never probed it');
     await runCommand(page, 'Kebab: Restart Server');
     await runCommand(page, 'Kebab: Rebuild Index');
     // Every problem is collected, so a failure names them all (an orphan server, and VS Code's
