@@ -29,7 +29,7 @@ from indexing.store import (
 )
 from indexing.text import token_parts, tokens
 from indexing.vector_index import VectorIndex, VectorsUnavailable
-from search import filter_notes, lexical, priors, usage, vector
+from search import filter_notes, held, lexical, priors, usage, vector
 from search.hits import build_hit, named_definition
 from search.hybrid import fuse_rows, lexical_weight
 from search.query import (
@@ -300,6 +300,8 @@ class Searcher:
             if wider is None:
                 break
             vec, candidates = wider, self._candidates(plan, lex, wider)
+        if filters.kinds:  # a hit kept for a definition it holds cites it (`search.held`)
+            held.cite_held(self.store, candidates, filters.kinds, parsed.raw)
         named = _named_definition(req, intent, parsed)
         if named:
             _definition_first(candidates, named, self.store.definition_places)
@@ -544,6 +546,8 @@ class Searcher:
         if vec is not None and vec.stale:
             meta.warnings.append(f"{vec.stale} vector hit(s) pointed at chunks that no longer "
                                  "exist; the vector index is catching up")
+        if vec is not None:
+            meta.warnings.extend(vec.warnings)
 
     def _stats(self) -> Stats:
         """Row counts cost a table scan each, so they are cached per lexical version."""
