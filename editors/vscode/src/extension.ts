@@ -593,23 +593,34 @@ class KebabExtension implements vscode.Disposable {
     this.launcher = launcher;
     this.stateListener?.dispose();
     this.stateListener = client.onDidChangeState((e) => this.stateChanged(client, launcher, e.newState));
+    let failure: unknown;
     try {
       await client.start();
     } catch (err) {
-      if (generation === this.generation) {
-        const why = (await launcher.why()) ?? errorText(err); // before a process still up is killed
-        await this.disposeClient();
-        const fix = launch.bundled
-          ? 'Set "kebab.interpreter" to another Python, or "kebab.serverPath" to a kebab-lsp executable.'
-          : 'Set "kebab.serverPath" to the kebab-lsp executable.';
-        void this.failStart(`Kebab: could not start '${launch.command}': ${why}. ${fix}`,
-          launch.bundled ? 'kebab.interpreter' : 'kebab.serverPath', why);
-      }
+      failure = err;
+    }
+    if (generation !== this.generation) {
+      return; // stopped meanwhile: that stop disposes this client
+    }
+    // The client's start can resolve though the server is gone: when the connection closes
+    // before `initialize` fails, it hands back no promise to reject.
+    if (failure !== undefined || client.state !== State.Running) {
+      await this.clientFailed(launch, launcher, failure);
       return;
     }
-    if (generation === this.generation) {
-      this.checkServerVersion(client, launch.bundled ? 'the bundled server' : launch.command, launch.bundled);
-    }
+    this.checkServerVersion(client, launch.bundled ? 'the bundled server' : launch.command, launch.bundled);
+  }
+
+  /** A server that did not get to run: why (how its process ended, else the client's error), with the fix. */
+  private async clientFailed(launch: Launch, launcher: ServerLauncher, failure: unknown): Promise<void> {
+    // Asked before a process still up is killed by the dispose.
+    const why = (await launcher.why()) ?? (failure === undefined ? 'it stopped during start-up' : errorText(failure));
+    await this.disposeClient();
+    const fix = launch.bundled
+      ? 'Set "kebab.interpreter" to another Python, or "kebab.serverPath" to a kebab-lsp executable.'
+      : 'Set "kebab.serverPath" to the kebab-lsp executable.';
+    void this.failStart(`Kebab: could not start '${launch.command}': ${why}. ${fix}`,
+      launch.bundled ? 'kebab.interpreter' : 'kebab.serverPath', why);
   }
 
   /** The server's command: `kebab.serverPath`, else the bundled server run by a Python found, else PATH's. */
