@@ -172,24 +172,32 @@ def _exact_in_kinds(store: SearchStore, needle: str, filters: Filters, limit: in
     a field, a one-line member: `search.held`) counts too, placed in the chunk that holds
     it."""
     where = _Needle(needle)
-    found: list[tuple[int, str, Span, ChunkRow]] = []
     files = store.files_containing(needle, filters, check)
-    held = store.held_definitions([(path, 0, text.count("\n")) for path, _lang, text in files],
-                                  filters.kinds)
+    # Each occurrence's chunk, and whether the chunk's own definition is of the kinds.
+    placed: list[tuple[str, list[tuple[Span, ChunkRow, bool]]]] = []
     for done, (path, _lang, text) in enumerate(files):
         check("exact text, reading files", done, len(files))
-        inside: list[tuple[Span, ChunkRow]] = []
+        here: list[tuple[Span, ChunkRow, bool]] = []
         lines: dict[int, list[ChunkRow]] = {}  # a line's chunks, read once for its occurrences
-        homeless = held.get(path, [])
         at = text.find(needle)
         while at >= 0:
             span = where.span(text, at)
             chunk = where.chunk(store, path, span, lines)
-            if chunk is not None and (
-                    (chunk.symbol is not None and str(chunk.symbol.kind) in filters.kinds)
-                    or held_at(homeless, span) is not None):
-                inside.append((span, chunk))
+            if chunk is not None:
+                here.append((span, chunk, chunk.symbol is not None
+                             and str(chunk.symbol.kind) in filters.kinds))
             at = text.find(needle, at + max(1, len(needle)))
+        if here:
+            placed.append((path, here))
+    # The rest may sit in a held definition: one whose text spans its line.
+    held = store.held_definitions(
+        {(path, span.start_line, span.start_line) for path, here in placed
+         for span, _chunk, own in here if not own}, filters.kinds, spanning=True)
+    found: list[tuple[int, str, Span, ChunkRow]] = []
+    for path, here in placed:
+        homeless = held.get(path, [])
+        inside = [(span, chunk) for span, chunk, own in here
+                  if own or held_at(homeless, span) is not None]
         if inside:
             found.append((-len(inside), path, *inside[0]))
     found.sort(key=lambda f: (f[0], f[1]))

@@ -619,21 +619,23 @@ class PgStore:
             return [str(r[0]) for r in rows], int(rows[0][1])
         return [], 0
 
-    def held_definitions(self, places: Iterable[tuple[str, int, int]], kinds: Sequence[str]
-                         ) -> dict[str, list[Symbol]]:
+    def held_definitions(self, places: Iterable[tuple[str, int, int]], kinds: Sequence[str],
+                         spanning: bool = False) -> dict[str, list[Symbol]]:
         """The definitions of `kinds` with no chunk of their own whose name is on the lines
-        of `places` ((path, first line, last line)), by path, in position order, as
-        `Retrieval.held_definitions`."""
+        of `places` ((path, first line, last line)), or with `spanning` whose text spans one
+        of them, by path, in position order, as `Retrieval.held_definitions`."""
         wanted = sorted(set(places))
         if not kinds or not wanted:
             return {}
         found: dict[str, dict[int, Symbol]] = {}  # path -> ord -> definition
+        on = ("s.start_line <= r.b AND s.end_line >= r.a" if spanning
+              else "s.sel_start_line BETWEEN r.a AND r.b")
         for r in self.execute(
                 f"SELECT f.path, s.ord, {SYMBOL_COLUMNS} "
                 "FROM unnest(%s::text[], %s::int[], %s::int[]) AS r(path, a, b) "
                 "JOIN kebab.files f ON f.repo = %s AND f.path = r.path "
                 "JOIN kebab.symbols s ON s.file_id = f.id "
-                "AND s.sel_start_line BETWEEN r.a AND r.b WHERE s.kind = ANY(%s) "
+                f"AND {on} WHERE s.kind = ANY(%s) "
                 "AND NOT EXISTS (SELECT 1 FROM kebab.chunks o WHERE o.symbol_id = s.id)",
                 ([w[0] for w in wanted], [w[1] for w in wanted], [w[2] for w in wanted],
                  self.repo, list(kinds))):

@@ -134,11 +134,12 @@ class SearchStore(Protocol):
         own; how many there are in all): a kind filter keeps those chunks too."""
         ...
 
-    def held_definitions(self, places: Iterable[tuple[str, int, int]], kinds: Sequence[str]
-                         ) -> dict[str, list[Symbol]]:
+    def held_definitions(self, places: Iterable[tuple[str, int, int]], kinds: Sequence[str],
+                         spanning: bool = False) -> dict[str, list[Symbol]]:
         """The definitions of `kinds` with no chunk of their own whose name is on the lines
         of `places` ((path, first line, last line), 0-based, inclusive), by path, in position
-        order: what a chunk a kind filter keeps for holding one cites."""
+        order: what a chunk a kind filter keeps for holding one cites. `spanning`: those
+        whose text spans one of those lines instead (where exact text sits)."""
         ...
 
     def all_symbols(self) -> list[SymbolRow]: ...

@@ -362,16 +362,19 @@ class Retrieval(StoreConnection):
                 "ORDER BY f.path, c.start_line, c.chunk_id", (holders, *args)).fetchall()
         return [str(r[0]) for r in rows[:limit]], len(rows)
 
-    def held_definitions(self, places: Iterable[tuple[str, int, int]], kinds: Sequence[str]
-                         ) -> dict[str, list[Symbol]]:
+    def held_definitions(self, places: Iterable[tuple[str, int, int]], kinds: Sequence[str],
+                         spanning: bool = False) -> dict[str, list[Symbol]]:
         """The definitions of `kinds` with no chunk of their own whose name is on the lines
         of `places` ((path, first line, last line), 0-based, inclusive), by path, in position
-        order: what a chunk that a kind filter keeps for holding one cites."""
+        order: what a chunk that a kind filter keeps for holding one cites. `spanning`: those
+        whose text spans any of those lines instead (where exact text sits)."""
         wanted = sorted(set(places))
         found: dict[str, dict[int, Symbol]] = {}  # path -> ord -> definition
         if not kinds:
             return {}
         marks = ",".join("?" * len(kinds))
+        on = ("s.start_line <= r.b AND s.end_line >= r.a" if spanning
+              else "s.sel_start_line BETWEEN r.a AND r.b")
         for start in range(0, len(wanted), 500):
             part = json.dumps(wanted[start : start + 500])
             for r in self.conn.execute(
@@ -379,7 +382,7 @@ class Retrieval(StoreConnection):
                     "json_extract(value, '$[1]'), json_extract(value, '$[2]') "
                     f"FROM json_each(?)) SELECT f.path, s.ord, {SYMBOL_COLUMNS} FROM r "
                     "JOIN files f ON f.path = r.path JOIN symbols s ON s.file_id = f.id "
-                    f"AND s.sel_start_line BETWEEN r.a AND r.b WHERE s.kind IN ({marks}) "
+                    f"AND {on} WHERE s.kind IN ({marks}) "
                     "AND NOT EXISTS (SELECT 1 FROM chunks o WHERE o.symbol_id = s.id)",
                     (part, *kinds)):
                 found.setdefault(r[0], {})[r[1]] = symbol_from(r[2:])
