@@ -12,7 +12,7 @@ import pytest
 
 from indexing.filters import Filters
 from indexing.settings import Settings
-from indexing.store import retrieval
+from indexing.store import connection, retrieval
 from indexing.store.texts import Packed, unpack_text
 from kebab_lsp.workspace import Workspace
 from search import lexical
@@ -29,6 +29,14 @@ def shared_name_tree(root: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"def shared_name_{i}(value):\n    return value + {i}\n")
     return root
+
+
+@pytest.fixture(autouse=True)
+def python_checkpoints_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests count the search's own checkpoints. SQLite asks `should_stop` too, every
+    `STOP_CHECK_STEPS` steps of a statement (`Store.reading`, tested in test_store_bounds):
+    never, here, so the count is of checkpoints alone."""
+    monkeypatch.setattr(connection, "STOP_CHECK_STEPS", 2**31 - 1)
 
 
 @pytest.fixture(scope="module")
