@@ -38,7 +38,9 @@ PARAMS: dict[str, Spec] = {
 FILTERS: dict[str, Spec] = {
     "lang": Spec("Only these languages (a name or an alias: python, py, js, c#, sh, ...; "
                  "for a file no grammar reads, its extension).", Scope.SEARCH, "paths"),
-    "kind": Spec("Only definitions of these kinds.", Scope.SEARCH, "paths", choices=KINDS),
+    "kind": Spec("Only definitions of these kinds (one with no chunk of its own, a constant "
+                 "or a one-line member, through the chunk that holds it).", Scope.SEARCH,
+                 "paths", choices=KINDS),
     "path_glob": Spec("Only paths matching this glob.", Scope.SEARCH, "string"),
 }
 #: Longer queries are refused: a 100 KB one cost seconds and a gigabyte of memory, and no
