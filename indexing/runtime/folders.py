@@ -62,6 +62,10 @@ class Folder:
     scanned_root: tuple[int, int] | None = None  # the directory the last scan walked
     last_scan: IndexSummary | None = None  # the last scan that ended (a failed one: not)
     last_error: str | None = None
+    #: Why the last scan failed, when the store was not the cause (its trouble, a full disk
+    #: or damage, is told by the store, and its recovery brings the index back): until a
+    #: scan succeeds, files it had not reached may be missing.
+    scan_failed: str | None = None
     # Written by the store's watcher (runtime.py), from whichever thread found the trouble.
     repairs: int = 0  # rebuilds of a damaged index in this process
     unwritable: str | None = None  # why writes fail, while they do (the user was told)
@@ -98,11 +102,9 @@ class Folder:
         return "; ".join(n for n in notes if n is not None) or None
 
     def _scan_failed(self) -> str | None:
-        """A scan that failed left the index short of the files it had not reached, until one
-        succeeds; the store's own trouble (a full disk, damage) says so in its own words."""
-        if self.last_error is None or self.index.store.problems():
+        if self.scan_failed is None:
             return None
-        return (f"the last scan of {self.root} failed ({self.last_error}); files it had not "
+        return (f"the last scan of {self.root} failed ({self.scan_failed}); files it had not "
                 "reached may be missing until a scan succeeds")
 
     @property

@@ -381,6 +381,7 @@ class Writer:
             folder.last_error = f"{type(exc).__name__}: {exc}"
             running.sink.end(f"failed: {exc}")
             if not isinstance(exc, StoreError):  # a store's trouble was shown by its watcher
+                folder.scan_failed = folder.last_error
                 self._listener.log("error", f"indexing {folder.root} failed: "
                                             f"{folder.last_error}")
             self._finish(running, cancelled=True, ended=True)
@@ -404,7 +405,7 @@ class Writer:
         folder.progress = None
         said: str | None = None
         if not cancelled:
-            folder.last_error = None
+            folder.last_error = folder.scan_failed = None
             folder.index.record_shape()
             folder.index.record_partial(running.baseline)
             stats = folder.index.store.stats()
