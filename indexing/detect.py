@@ -135,7 +135,9 @@ def _compiled(overrides: Overrides) -> tuple[tuple[Callable[[str], bool], str], 
     """Each glob as a matcher over workspace-relative paths, gitignore style."""
     if not overrides:
         return ()
-    import pathspec
+    from indexing.filters import load_pathspec
+
+    pathspec = load_pathspec()
 
     compiled = []
     for glob, lang in overrides:

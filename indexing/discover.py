@@ -245,9 +245,9 @@ def _spec(lines: list[str], where: str, report: Report) -> pathspec.PathSpec:
     """`lines` as gitignore rules, without the lines pathspec cannot read: git reads such a
     line as one that matches nothing, where pathspec would throw out the whole spec (and the
     scan with it). Each is reported as `where:line`."""
-    import pathspec
+    from indexing.filters import load_pathspec, pattern_problem
 
-    from indexing.filters import pattern_problem
+    pathspec = load_pathspec()
 
     good = []
     for number, line in enumerate(lines, 1):
@@ -344,7 +344,9 @@ def content_skip_reason(data: bytes, include_secrets: bool = False) -> str | Non
 @cache
 def _secret_specs() -> tuple[pathspec.PathSpec, pathspec.PathSpec]:
     """`SECRET_FILES` as (patterns of names, patterns of paths)."""
-    import pathspec
+    from indexing.filters import load_pathspec
+
+    pathspec = load_pathspec()
 
     by_name = [p for p in SECRET_FILES if "/" not in p]
     by_path = [p for p in SECRET_FILES if "/" in p]

@@ -13,8 +13,23 @@ comments. The translated regex uses only syntax that Python's `re` and Rust's `r
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from types import ModuleType
+
+_PATHSPEC_IMPORT = threading.Lock()
+
+
+def load_pathspec() -> ModuleType:
+    """pathspec, imported on first use (a search without a glob never pays its 30 ms) and
+    under one lock: a thread importing the package while another imports one of its pattern
+    modules deadlocks in Python's import locks (the indexer reading ignore rules while a
+    query checks its glob), and one of them fails with an ImportError."""
+    with _PATHSPEC_IMPORT:
+        import pathspec
+        import pathspec.patterns.gitignore.spec  # noqa: F401 - the module `_translate` reads
+    return pathspec
 
 
 class InvalidGlob(ValueError):
@@ -86,7 +101,7 @@ def pattern_problem(pattern: str) -> str | None:
 def _translate(pattern: str) -> tuple[str | None, str | None]:
     """(the regex of a gitignore line, or None for a blank line or a comment; why it cannot
     be translated, or None)."""
-    # Imported here: a search without a glob never pays for pathspec.
+    load_pathspec()
     from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
     try:
