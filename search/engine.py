@@ -597,7 +597,10 @@ class Searcher:
         if self.store.damage is not None:  # found damaged: a rebuild is on its way
             meta.recall["complete"] = False
             meta.recall["ranking_scope"] = "unknown"
-        meta.warnings.extend(self.store.problems())  # damaged and being rebuilt, or unwritable
+        problems = self.store.problems()  # damaged and being rebuilt, or unwritable
+        if problems:  # an index that cannot take the files' changes lags them
+            meta.recall["complete"] = False
+        meta.warnings.extend(problems)
 
 
 def _by_definition(vec: vector.VectorResult) -> list[Candidate]:

@@ -177,6 +177,7 @@ async def test_the_server_keeps_a_folder_on_a_full_disk_and_catches_up_after(
     answer = await s.search({"query": "handle_payload_7_3", "mode": "lexical"})
     assert answer["hits"] and answer["hits"][0]["path"] == "pkg/mod_007.py"
     assert any("cannot be updated" in w for w in answer["meta"]["warnings"]), answer["meta"]
+    assert answer["meta"]["recall"]["complete"] is False  # the save is not in it
     status = to_json(await s.status())
     assert any("cannot be updated" in w for w in status["folders"][0]["warnings"])
 
@@ -188,6 +189,8 @@ async def test_the_server_keeps_a_folder_on_a_full_disk_and_catches_up_after(
                                                for w in found["meta"]["warnings"])
 
     await _eventually(caught_up, timeout=60)
+    found = await s.search({"query": "written_while_full", "mode": "lexical"})
+    assert found["meta"]["recall"]["complete"] is True, found["meta"]
     status = to_json(await s.status())
     assert status["folders"][0]["warnings"] == []
     assert any("can be written again" in m.message for m in s.client.messages)

@@ -81,6 +81,9 @@ async def test_the_server_answers_from_a_read_only_index_and_says_so(tmp_path: P
             "kebab/search", {"query": "get_user_by_id", "mode": "lexical"}), 10))
         assert answer["hits"] and answer["hits"][0]["symbol"] == "get_user_by_id", answer
         assert not any("not searched" in w for w in answer["meta"]["warnings"]), answer["meta"]
+        # It answers, and does not claim to be complete: changes to the files cannot reach it.
+        assert any("cannot be updated" in w for w in answer["meta"]["warnings"]), answer["meta"]
+        assert answer["meta"]["recall"]["complete"] is False, answer["meta"]
         shown = [m.message for m in client.messages]
         assert not any("not searched" in m for m in shown), shown
     finally:
