@@ -296,18 +296,25 @@ def cmd_search(args: argparse.Namespace) -> int:
     ws = Workspace(covering, settings)
     if ws.store.rebuilt_reason:
         print(f"kebab: {ws.store.rebuilt_reason}", file=sys.stderr)
+    unfinished: str | None = None  # why the first index did not finish
     try:
         req = request_from_flags(args, settings)
         if under is not None:
             req = _within(req, ws.root, ws.store.file_states(), under)
         elif ws.store.stats().files == 0 and _nobody_writes(ws.index_dir):
             ws.close()
-            index_folder(root, attrs.evolve(settings, embed=False))
+            first = index_folder(root, attrs.evolve(settings, embed=False))
+            if first.last_scan is None:
+                unfinished = first.unwritable or first.last_error or "it was stopped"
             ws = Workspace(root, settings)
         result = ws.searcher.search(req)
     except (InvalidQuery, SearchUnavailable) as exc:
         print(f"kebab: {exc}", file=sys.stderr)
         return 2
+    if unfinished is not None:  # the answer holds what the failed index wrote, no more
+        result.meta.recall["complete"] = False
+        result.meta.warnings.append(f"the first index of {root} did not finish ({unfinished}); "
+                                    "this answer holds only what it wrote")
     _warn_unapplied(args, ws.index)
     _warn_stale(args, result, ws.root, ws.store)
     return _answer(args, req, result, ws.store)

@@ -8,6 +8,7 @@ Mounting needs root (CAP_SYS_ADMIN); without it these tests are skipped, saying 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -100,6 +101,22 @@ def test_index_on_a_disk_too_small_fails_with_one_line_and_no_big_wal(
     store = Store(index_dir)  # what was committed before is a sound index
     assert store.verify() is None
     store.close()
+
+
+def test_a_first_search_on_a_disk_too_small_says_its_answer_is_partial(
+        tmp_path: Path, mounts: list[Path]) -> None:
+    """`kebab search` indexes a folder it has no index of first; when that index fails for
+    room, the answer cannot claim complete recall over what it wrote."""
+    root = big_tree(tmp_path / "tree", 300)
+    need = index_bytes(root, tmp_path / "scratch")
+    disk = small_disk(mounts, tmp_path / "disk", need // 2)
+
+    done = kebab("search", "handle_payload_299_3", str(root), "--json", index_dir=disk)
+
+    assert done.returncode == 0, done.stderr
+    meta = json.loads(done.stdout)["meta"]
+    assert meta["recall"]["complete"] is False, meta
+    assert any("did not finish" in w and "disk is full" in w for w in meta["warnings"]), meta
 
 
 @pytest.mark.parametrize("wal_files", ["kept", "missing"])
