@@ -99,13 +99,21 @@ def initialize(ls: KebabServer, params: types.InitializeParams) -> None:
 
 
 @handles(types.INITIALIZED)
-async def initialized(ls: KebabServer, params: types.InitializedParams) -> None:
+def initialized(ls: KebabServer, params: types.InitializedParams) -> None:
+    """The folders open here, before the next message is handled: a client may send a
+    command right after `initialized` (VS Code's Rebuild Index during a restart), and an
+    async handler, run later as a task, had it find no folder ("rebuilding 0 folder(s)").
+    What waits on the client goes on in a task (`_start`)."""
     ls.ready()
     if not ls.pending_folders:
         ls.log("warning", "no workspace folder: nothing to index")
     for folder in ls.pending_folders:
         _open_folder(ls, folder.uri, folder.name)
     ls.pending_folders = []
+    ls.starting = asyncio.ensure_future(_start(ls))
+
+
+async def _start(ls: KebabServer) -> None:
     await _prepare_team(ls)
     # Folders first: file events that arrived before now find their folder when the writer
     # starts, instead of being dropped as belonging to none.

@@ -71,6 +71,9 @@ class KebabServer(LanguageServer):
         self.session = Session(LspListener(self))
         self.query_pool = ThreadPoolExecutor(QUERY_WORKERS, thread_name_prefix="kebab-query")
         self.pending_folders: list[types.WorkspaceFolder] = []
+        #: What `initialized` goes on to do once the folders are open (the team index, file
+        #: watchers): held here so the task lives until it is done.
+        self.starting: asyncio.Future[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._early: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
         self._early_lock = threading.Lock()

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from e2e_support import FILES, Session, StartFn, alive, big_tree, descendants, to_json
+from e2e_support import (
+    FILES,
+    RawClient,
+    Session,
+    StartFn,
+    alive,
+    big_tree,
+    descendants,
+    to_json,
+)
 from lsprotocol import types
 
 
@@ -135,3 +145,27 @@ async def test_answers_while_indexing_and_exits_cleanly(
     assert code == 0
     assert not alive(pid)
     await eventually(lambda: not any(alive(c) for c in children), timeout=10)
+
+
+
+def test_a_command_sent_with_initialized_finds_the_folders(tmp_path: Path,
+                                                           workspace: Path) -> None:
+    # VS Code runs Rebuild Index as soon as its client is ready, right after `initialized`:
+    # both can come in one read. The folders must be open when the command is handled (it
+    # answered "rebuilding 0 folder(s)" while `initialized` waited its turn as a task).
+    client = RawClient(tmp_path)
+    try:
+        client.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "processId": None, "rootUri": workspace.as_uri(), "capabilities": {},
+            "initializationOptions": {"embed": False}}})
+        assert "result" in client.answer(1)
+        frames = b""
+        for payload in ({"jsonrpc": "2.0", "method": "initialized", "params": {}},
+                        {"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand",
+                         "params": {"command": "kebab.reindex"}}):
+            body = json.dumps(payload).encode()
+            frames += b"Content-Length: %d\r\n\r\n" % len(body) + body
+        client.raw(frames)
+        assert client.answer(2)["result"] == {"queued": [str(workspace.resolve())]}
+    finally:
+        client.proc.kill()
