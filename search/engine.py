@@ -30,7 +30,7 @@ from indexing.store import (
 from indexing.text import token_parts, tokens
 from indexing.vector_index import VectorIndex, VectorsUnavailable
 from search import filter_notes, held, lexical, priors, usage, vector
-from search.hits import build_hit, named_definition
+from search.hits import build_hit, holds_its_name, named_definition
 from search.hybrid import fuse_rows, lexical_weight
 from search.query import (
     CODE_FRAGMENT,
@@ -661,8 +661,7 @@ def _standing_for_definitions(candidates: list[Candidate]) -> list[Candidate]:
     for cand in candidates:
         row, sym = cand.row, cand.row.symbol
         if sym is not None:
-            line = sym.selection.start_line
-            named.append((cand, (row.path, line), row.start_line <= line <= row.end_line))
+            named.append((cand, (row.path, sym.selection.start_line), holds_its_name(row)))
     heads = {place for _, place, is_head in named if is_head}
     return [cand for cand, place, is_head in named if is_head or place not in heads]
 

@@ -91,11 +91,16 @@ def named_definition(row: ChunkRow, words: tuple[str, ...]) -> Span | None:
     return sym.selection if sym is not None and words and sym.name.lower() in words else None
 
 
+def holds_its_name(row: ChunkRow) -> bool:
+    """The chunk holds the line that names its definition: a long definition's later pieces
+    do not, and cite what they hold, not a line outside them."""
+    sym = row.symbol
+    return sym is not None and row.start_line <= sym.selection.start_line <= row.end_line
+
+
 def _names_symbol(row: ChunkRow, words: tuple[str, ...]) -> bool:
-    """The query names the chunk's definition, and the chunk holds that name: a long
-    definition's later pieces cite what they hold, not a line outside them."""
-    place = named_definition(row, words)
-    return place is not None and row.start_line <= place.start_line <= row.end_line
+    """The query names the chunk's definition, and the chunk holds that name."""
+    return named_definition(row, words) is not None and holds_its_name(row)
 
 
 def chunk_span(row: ChunkRow) -> Span:
@@ -147,7 +152,7 @@ def build_hit(
         base = row.start_col if index == 0 else 0
         span = Span(line_no, base + utf16_len(line_text[:a]),
                     line_no, base + utf16_len(line_text[:b]))
-    elif sym is not None and row.start_line <= sym.selection.start_line <= row.end_line:
+    elif sym is not None and holds_its_name(row):
         span = sym.selection
     else:
         end = row.start_col + (utf16_len(lines[0]) if lines else 0)
