@@ -60,6 +60,11 @@ class LanguageRules:
     #: around it (PHP's promoted constructor parameters): they belong to the type, not the
     #: callable.
     member_parameters: frozenset[str] = frozenset()
+    #: Definition nodes that may declare a callable without its body, which they hold in a
+    #: `body` field (or a `function_body` child) when they have one: one without is
+    #: `Symbol.bodiless` (Go's `method_elem`, Java's abstract `method_declaration`, a C
+    #: prototype's `declaration`).
+    signature_nodes: frozenset[str] = frozenset()
     #: A method named like its container is its constructor (C++).
     constructor_named_like_container: bool = False
     #: The type of a definition's next sibling that is its body, when the grammar does not
@@ -74,13 +79,14 @@ class LanguageRules:
 
 
 _LIST_RULES = frozenset(
-    {"receiver_nodes", "comment_nodes", "attribute_nodes", "member_parameters"}
+    {"receiver_nodes", "comment_nodes", "attribute_nodes", "member_parameters",
+     "signature_nodes"}
 )
 _RULE_TYPES: dict[str, type] = {
     "extends": str, "extractor": str, "doc": str, "doc_comment": str, "doc_node": str,
     "comment_nodes": list, "attribute_nodes": list, "doc_gap": int, "doc_markup": str,
     "package_node": str,
-    "receiver_nodes": list, "member_parameters": list,
+    "receiver_nodes": list, "member_parameters": list, "signature_nodes": list,
     "constructor_named_like_container": bool, "body_sibling": str,
     "merge_clauses": bool, "embedded": str,
 }

@@ -82,6 +82,11 @@ class Symbol:
     selection: Span
     signature: str = ""
     doc: str = ""
+    #: A callable declared without the code that runs it: an interface's or protocol's method,
+    #: a trait's required `fn`, an overload signature, a C prototype (`LanguageRules.
+    #: signature_nodes`). A question about behaviour is answered by code that runs, so
+    #: `search.priors` weighs callables with a body only.
+    bodiless: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,7 +48,8 @@ from indexing.text import FTS_TOKENIZER
 #     methods, TypeScript constructor signatures, a lone Go alias in a `type ( … )` block,
 #     Erlang EDoc across a blank line, docs above an attribute with a trailing comment, and
 #     `.h` headers read as C, C++ or Objective-C by their text (`indexing.detect`).
-SCHEMA_VERSION = 17
+# 18: `symbols.bodiless`, a callable declared without its body (`Symbol.bodiless`).
+SCHEMA_VERSION = 18
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for
 #: another version (`indexing.store.carry`): since 8, `embed_cache` holds (model, embedded-text
@@ -100,7 +101,8 @@ CREATE TABLE IF NOT EXISTS symbols(
     sel_end_line INTEGER NOT NULL,
     sel_end_col INTEGER NOT NULL,
     signature TEXT NOT NULL,
-    doc TEXT NOT NULL
+    doc TEXT NOT NULL,
+    bodiless INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
 CREATE TABLE IF NOT EXISTS chunks(

@@ -34,7 +34,9 @@ CALLABLE_FOR_QUESTION = 1.2
 #: function that does it, which may have no doc at all (TypeScript libraries document their
 #: option types, not their implementations). Measured with `kebab eval` on eight trees'
 #: hand-written questions (README Quality): `auto` gained on seven, and docstring sentences,
-#: which are not questions, are untouched.
+#: which are not questions, are untouched. A callable declared without a body (an interface's
+#: method, a trait's required `fn`: `Symbol.bodiless`) does not run either, and it holds the
+#: doc that restates the behaviour its implementations have: it is weighed as a declaration.
 
 
 def apply(cands: list[Candidate], question: bool = False) -> list[Candidate]:
@@ -45,7 +47,7 @@ def apply(cands: list[Candidate], question: bool = False) -> list[Candidate]:
         row = cand.row
         if row.symbol is not None and row.chunk_kind == "definition":
             scale(cand, Prior("definition", DEFINITION))
-            if question and row.symbol.kind in CALLABLE_KINDS:
+            if question and row.symbol.kind in CALLABLE_KINDS and not row.symbol.bodiless:
                 scale(cand, Prior("callable_for_question", CALLABLE_FOR_QUESTION))
         if row.is_test:
             scale(cand, Prior("test_path", TEST_PATH))

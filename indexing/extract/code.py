@@ -434,7 +434,15 @@ def to_symbol(src: SourceText, rules: LanguageRules, d: Definition) -> Symbol:
         selection=src.span(d.name_node),
         signature=_signature(src, d.node, d.name_node),
         doc=d.doc,
+        bodiless=_bodiless(d, rules),
     )
+
+
+def _bodiless(d: Definition, rules: LanguageRules) -> bool:
+    """A body is a `body` field in most grammars, a `function_body` child in Kotlin's."""
+    return (d.kind in CALLABLE_KINDS and d.node.type in rules.signature_nodes
+            and not _has_body(d.node)
+            and not any(c.type == "function_body" for c in d.node.named_children))
 
 
 def _signature(src: SourceText, node: Node, name_node: Node) -> str:

@@ -15,7 +15,8 @@ from __future__ import annotations
 #: Bump when a table, column, index or the meaning of a stored value changes.
 # 1: files (with their text, trigram-indexed), symbols, chunks (with a weighted tsvector),
 #    refs, meta and repos per repository; grants and row-level security by repository.
-PG_SCHEMA_VERSION = 1
+# 2: `symbols.bodiless`, a callable declared without its body (`Symbol.bodiless`).
+PG_SCHEMA_VERSION = 2
 
 SCHEMA = "kebab"
 
@@ -89,7 +90,8 @@ CREATE TABLE kebab.symbols(
     sel_end_line integer NOT NULL,
     sel_end_col integer NOT NULL,
     signature text NOT NULL,
-    doc text NOT NULL
+    doc text NOT NULL,
+    bodiless boolean NOT NULL
 );
 CREATE INDEX symbols_file ON kebab.symbols(file_id);
 -- `tsv`: names and their identifier parts weigh A, the path and the chunk's container B,

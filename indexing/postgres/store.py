@@ -72,7 +72,7 @@ _CHUNK_COLUMNS = """
     s.name, s.kind, s.container, s.qualified_name,
     s.start_line, s.start_col, s.end_line, s.end_col,
     s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_end_col, s.signature, s.doc,
-    c.start_col, f.id, f.hash, s.ord
+    s.bodiless, c.start_col, f.id, f.hash, s.ord
 """
 CHUNK_COLUMNS_NO_TEXT = _CHUNK_COLUMNS.format(text="NULL")
 CHUNK_COLUMNS = _CHUNK_COLUMNS.format(text="c.text")
@@ -430,13 +430,13 @@ class PgStore:
             cur.executemany(
                 "INSERT INTO kebab.symbols(repo, file_id, ord, name, qualified_name, kind, "
                 "container, start_line, start_col, end_line, end_col, sel_start_line, "
-                "sel_start_col, sel_end_line, sel_end_col, signature, doc) "
-                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                "sel_start_col, sel_end_line, sel_end_col, signature, doc, bodiless) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                 [(self.repo, file_id, ord_, _text(s.name), _text(s.qualified_name), str(s.kind),
                   _text(s.container) if s.container is not None else None,
                   s.range.start_line, s.range.start_col, s.range.end_line, s.range.end_col,
                   s.selection.start_line, s.selection.start_col, s.selection.end_line,
-                  s.selection.end_col, _text(s.signature), _text(s.doc))
+                  s.selection.end_col, _text(s.signature), _text(s.doc), s.bodiless)
                  for ord_, s in enumerate(symbols)])
         ids = dict(self.execute("SELECT ord, id FROM kebab.symbols WHERE file_id = %s",
                                 (file_id,)).fetchall())

@@ -94,7 +94,7 @@ class Catalog(StoreConnection):
         symbols = sorted((tuple(r) for r in conn.execute(
             "SELECT f.path, s.ord, s.name, s.qualified_name, s.kind, s.container, s.start_line, "
             "s.start_col, s.end_line, s.end_col, s.sel_start_line, s.sel_start_col, "
-            "s.sel_end_line, s.sel_end_col, s.signature, s.doc FROM symbols s "
+            "s.sel_end_line, s.sel_end_col, s.signature, s.doc, s.bodiless FROM symbols s "
             "JOIN files f ON f.id = s.file_id")), key=repr)
         chunks = sorted((tuple(r) for r in conn.execute(
             "SELECT f.path, c.chunk_id, c.kind, c.start_line, c.end_line, c.context, c.text_hash, "

@@ -52,7 +52,7 @@ CHUNK_COLUMNS_NO_TEXT = """
     s.name, s.kind, s.container, s.qualified_name,
     s.start_line, s.start_col, s.end_line, s.end_col,
     s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_end_col, s.signature, s.doc,
-    c.start_col, f.id, f.hash, s.ord
+    s.bodiless, c.start_col, f.id, f.hash, s.ord
 """
 CHUNK_COLUMNS = CHUNK_COLUMNS_NO_TEXT.replace("NULL,", f"{CHUNK_TEXT},", 1)
 CHUNK_FROM = """
@@ -63,7 +63,8 @@ NAME_SPAN_COLUMNS = "s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_en
 SYMBOL_COLUMNS = """
     s.name, s.kind, s.container, s.qualified_name,
     s.start_line, s.start_col, s.end_line, s.end_col,
-    s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_end_col, s.signature, s.doc
+    s.sel_start_line, s.sel_start_col, s.sel_end_line, s.sel_end_col, s.signature, s.doc,
+    s.bodiless
 """
 
 
@@ -77,6 +78,7 @@ def symbol_from(row: Sequence[Any]) -> Symbol:
         selection=Span(row[8], row[9], row[10], row[11]),
         signature=row[12],
         doc=row[13],
+        bodiless=bool(row[14]),
     )
 
 
@@ -94,10 +96,10 @@ def chunk_from(row: Sequence[Any], rank: float = 0.0) -> ChunkRow:
         text_hash=row[9],
         is_test=bool(row[10]),
         is_generated=bool(row[11]),
-        symbol=symbol_from(row[12:26]) if row[12] is not None else None,
-        start_col=row[26],
+        symbol=symbol_from(row[12:27]) if row[12] is not None else None,
+        start_col=row[27],
         rank=rank,
-        file_rowid=row[27],
-        file_hash=row[28],
-        symbol_ord=row[29],
+        file_rowid=row[28],
+        file_hash=row[29],
+        symbol_ord=row[30],
     )

@@ -126,12 +126,12 @@ class Writes(ChangeLog):
             self.conn.execute(
                 "INSERT INTO symbols(file_id, ord, name, qualified_name, kind, container, "
                 "start_line, start_col, end_line, end_col, sel_start_line, sel_start_col, "
-                "sel_end_line, sel_end_col, signature, doc) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "sel_end_line, sel_end_col, signature, doc, bodiless) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (file_id, ord_, s.name, s.qualified_name, str(s.kind), s.container,
                  s.range.start_line, s.range.start_col, s.range.end_line, s.range.end_col,
                  s.selection.start_line, s.selection.start_col, s.selection.end_line,
-                 s.selection.end_col, s.signature, s.doc),
+                 s.selection.end_col, s.signature, s.doc, int(s.bodiless)),
             )
             ids.append(self.conn.last_insert_rowid())
         return ids

@@ -10,9 +10,10 @@ from search.types import Candidate, Retrieval
 
 
 def cand(cid: str, path: str, score: float, is_test: bool = False,
-         kind: SymbolKind | None = None) -> Candidate:
+         kind: SymbolKind | None = None, bodiless: bool = False) -> Candidate:
     span = Span(0, 0, 1, 0)
-    symbol = None if kind is None else Symbol(cid, kind, None, cid, span, span)
+    symbol = None if kind is None else Symbol(cid, kind, None, cid, span, span,
+                                              bodiless=bodiless)
     row = ChunkRow(rowid=0, chunk_id=cid, path=path, lang="typescript",
                    chunk_kind="code" if kind is None else "definition", start_line=0,
                    end_line=1, context="", text=None, text_hash=cid, is_test=is_test,
@@ -56,6 +57,19 @@ def test_a_question_lifts_code_that_runs_above_the_declarations_that_describe_it
     # A sentence that is not a question (a docstring's words) keeps the order the words gave.
     told = ranked(question=False)
     assert [c.row.chunk_id for c in told] == ["SubscriptionOptions", "refetchValidQueries"]
+
+
+def test_a_question_weighs_a_method_without_a_body_as_a_declaration() -> None:
+    # client_golang's `API.Snapshot`, an interface method with the doc, matched "how do I
+    # take a snapshot of the TSDB" a little better than `httpAPI.Snapshot`, the code that
+    # does it; both took the callable lift, and the declaration stayed first.
+    asked = priors.apply([cand("API.Snapshot", "api/v1/api.go", 0.80,
+                               kind=SymbolKind.METHOD, bodiless=True),
+                          cand("httpAPI.Snapshot", "api/v1/api.go", 0.75,
+                               kind=SymbolKind.METHOD)], question=True)
+    assert [c.row.chunk_id for c in asked] == ["httpAPI.Snapshot", "API.Snapshot"]
+    assert [p.name for p in asked[0].retrieval.priors] == ["definition", "callable_for_question"]
+    assert [p.name for p in asked[1].retrieval.priors] == ["definition"]
 
 
 def test_what_reads_as_a_question() -> None:
