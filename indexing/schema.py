@@ -48,7 +48,8 @@ from indexing.text import FTS_TOKENIZER
 #     methods, TypeScript constructor signatures, a lone Go alias in a `type ( … )` block,
 #     Erlang EDoc across a blank line, docs above an attribute with a trailing comment, and
 #     `.h` headers read as C, C++ or Objective-C by their text (`indexing.detect`).
-# 18: `symbols.bodiless`, a callable declared without its body (`Symbol.bodiless`).
+# 18: `symbols.bodiless`, a callable declared without its body (`Symbol.bodiless`); JavaScript
+#     and TypeScript class fields, TypeScript interface properties and parameter properties.
 SCHEMA_VERSION = 18
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for

@@ -31,7 +31,8 @@ def test_a_vue_script_in_typescript() -> None:
     ex = run("src/Save.vue", VUE)
     assert ex.lang == "vue"
     assert [(s.name, s.kind) for s in ex.symbols] == [("save", K.FUNCTION),
-                                                      ("Cart", K.INTERFACE)]
+                                                      ("Cart", K.INTERFACE),
+                                                      ("owner", K.PROPERTY)]
     save = by_name(ex, "save")
     assert save.selection == Span(8, 16, 8, 20)
     assert save.range == Span(8, 7, 10, 1)

@@ -378,3 +378,43 @@ def test_php_promoted_constructor_parameters_are_properties_of_the_class() -> No
     expression = by_name(ex, "expression")
     assert expression.selection == Span(18, 33, 18, 43)
     assert expression.doc == "The filter, if any."
+
+
+# The shape of @tanstack/query-core's QueryObserver constructor and an Angular-style service
+# (written for this test): parameter properties, a plain parameter, and a documented one on
+# a line of its own.
+TS_PARAMETER_PROPERTIES = """export class QueryObserver {
+  constructor(private readonly client: QueryClient, plain: number, public options?: Options) {
+    this.bind(plain)
+  }
+
+  refetch(retries: number): void {}
+}
+
+export class Store {
+  constructor(
+    /** How long an entry lives, in ms. */
+    readonly ttl = 1000,
+    cache: Map<string, unknown>,
+  ) {}
+}
+"""
+
+
+def test_typescript_parameter_properties_are_properties_of_the_class() -> None:
+    for path in ("observer.ts", "observer.tsx"):
+        ex = run(path, TS_PARAMETER_PROPERTIES)
+        assert table(ex) == [
+            ("QueryObserver", K.CLASS, None, "QueryObserver"),
+            ("constructor", K.CONSTRUCTOR, "QueryObserver", "QueryObserver.constructor"),
+            ("client", K.PROPERTY, "QueryObserver", "QueryObserver.client"),
+            ("options", K.PROPERTY, "QueryObserver", "QueryObserver.options"),
+            ("refetch", K.METHOD, "QueryObserver", "QueryObserver.refetch"),
+            ("Store", K.CLASS, None, "Store"),
+            ("constructor", K.CONSTRUCTOR, "Store", "Store.constructor"),
+            ("ttl", K.PROPERTY, "Store", "Store.ttl"),
+        ], path
+        assert by_name(ex, "client").selection == Span(1, 31, 1, 37)
+        ttl = by_name(ex, "ttl")
+        assert ttl.selection == Span(11, 13, 11, 16)
+        assert ttl.doc == "How long an entry lives, in ms."
