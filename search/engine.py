@@ -55,6 +55,7 @@ from search.query import (
     usage_question,
 )
 from search.request import validate
+from search.scores import kept
 from search.types import (
     DEFAULT_SNIPPET_CHARS,
     Candidate,
@@ -488,16 +489,16 @@ class Searcher:
                 item = lex_by.get(f.chunk_id) or vec_by[f.chunk_id]
                 retrieval = Retrieval(
                     method="hybrid",
-                    lexical_score=round(lr.score, 6) if lr else None,
+                    lexical_score=kept(lr.score) if lr else None,
                     lexical_rank=f.lexical_rank,
                     lexical_weight=weights.get(lr.row.chunk_id, 1.0) if lr else None,
-                    vector_score=round(vr.score, 6) if vr else None,
+                    vector_score=kept(vr.score) if vr else None,
                     vector_rank=f.vector_rank,
                     vector_surface=vr.surface if vr else None,
-                    fusion_score=round(f.score, 6),
+                    fusion_score=kept(f.score),
                     exact=bool(lr and lr.focus),
                 )
-                out.append(Candidate(item.row, round(f.score, 6), retrieval, item.focus))
+                out.append(Candidate(item.row, kept(f.score), retrieval, item.focus))
             return out
         if plan == "vector" and vec is not None:
             return _by_definition(vec)
@@ -505,8 +506,8 @@ class Searcher:
         # The fill's bm25 is another query's (any term, not every term): its scores are not
         # comparable with the all-terms hits above it, which stay above it.
         fill_from = lex.complete if lex.plan == "and+or_fill" else len(lex.ranked)
-        return [Candidate(r.row, round(r.score, 6),
-                          Retrieval("lexical", lexical_score=round(r.score, 6),
+        return [Candidate(r.row, kept(r.score),
+                          Retrieval("lexical", lexical_score=kept(r.score),
                                     lexical_rank=r.rank, exact=r.focus is not None),
                           r.focus, tier=int(r.rank > fill_from))
                 for r in lex.ranked]
@@ -611,8 +612,8 @@ def _by_definition(vec: vector.VectorResult) -> list[Candidate]:
     out = []
     for f in fuse_rows([], [r.row for r in vec.ranked]):
         best = by_id[f.vector_chunk or f.chunk_id]
-        out.append(Candidate(by_id[f.chunk_id].row, round(best.score, 6),
-                             Retrieval("vector", vector_score=round(best.score, 6),
+        out.append(Candidate(by_id[f.chunk_id].row, kept(best.score),
+                             Retrieval("vector", vector_score=kept(best.score),
                                        vector_rank=f.vector_rank, vector_surface=best.surface)))
     return out
 

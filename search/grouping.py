@@ -21,6 +21,7 @@ from indexing.store import FileFacts
 from indexing.top_doc import top_doc
 from search.handles import file_handle, symbol_handle
 from search.hybrid import DEFAULT_K_RRF
+from search.scores import kept
 from search.types import FileMatch, Hit
 
 
@@ -76,11 +77,11 @@ def group(hits: list[Hit], store_of: Callable[[str], FileFacts | None],
     for match in file_matches:
         row = row_of(match.root, match.path, match.score)
         if row is not None:
-            row.vector_rank, row.vector_score = match.rank, round(match.score, 6)
+            row.vector_rank, row.vector_score = match.rank, kept(match.score)
     for row in out.files:
-        row.fusion_score = round(sum(1.0 / (DEFAULT_K_RRF + rank)
-                                     for rank in (row.hit_rank, row.vector_rank)
-                                     if rank is not None), 6)
+        row.fusion_score = kept(sum(1.0 / (DEFAULT_K_RRF + rank)
+                                    for rank in (row.hit_rank, row.vector_rank)
+                                    if rank is not None))
     out.files.sort(key=lambda r: (-(r.fusion_score or 0.0), r.root, r.path))
     return out
 

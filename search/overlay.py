@@ -41,6 +41,7 @@ from search import workspace_lookups as lookups
 from search.engine import Searcher
 from search.lookups import ReferencesRequest, SimilarRequest
 from search.merge import merge_meta, merge_results
+from search.scores import kept
 from search.symbols import Answers, MatchResult, SymbolMatcher, match_overlaid
 from search.types import Hit, SearchRequest, SearchResult, SearchUnavailable
 from search.workspace_lookups import Indexed
@@ -120,7 +121,7 @@ def _rank_merged(from_team: SearchResult, from_local: SearchResult, k: int,
         for rank, hit in enumerate(result.hits, start=1):
             ranked.append((-1.0 / (rrf_k + rank), side, rank, hit))
     ranked.sort(key=lambda item: item[:3])
-    hits = [replace(hit, score=round(-neg, 6)) for neg, _, _, hit in ranked[:k]]
+    hits = [replace(hit, score=kept(-neg)) for neg, _, _, hit in ranked[:k]]
     meta = merge_meta([from_team.meta, from_local.meta], len(hits))
     meta.index = dict(from_team.meta.index)  # the team index answered; the overlay is counted
     meta.score = {**MERGED_SCORE, "sides": {"team": from_team.meta.score.get("kind"),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from indexing.classify import is_prose_or_data
 from indexing.records import CALLABLE_KINDS
+from search.scores import kept
 from search.types import Candidate, Prior
 
 DEFINITION = 1.15
@@ -62,5 +63,5 @@ def apply(cands: list[Candidate], question: bool = False) -> list[Candidate]:
 
 def scale(cand: Candidate, prior: Prior) -> None:
     """Multiply a candidate's score by a prior and record it in its explanation."""
-    cand.score = round(cand.score * prior.factor, 6)
+    cand.score = kept(cand.score * prior.factor)
     cand.retrieval.priors.append(prior)

@@ -15,6 +15,7 @@ from indexing.store import ChunkRow, RefKey, RefRow, RefStore
 from indexing.store.refs import KIND_RANK
 from search.handles import file_handle, symbol_handle
 from search.hits import build_hit, chunk_span
+from search.scores import kept
 from search.types import Hit, InvalidQuery, Meta, Retrieval
 
 #: A usage hit's score by its kind's rank: calls and imports 1, mentions 1/2, strings 1/3.
@@ -63,7 +64,7 @@ def find(store: RefStore, root: str, name: str, filters: Filters, k: int,
 
 def usage_hit(row: RefRow, chunk: ChunkRow, root: str, snippet_chars: int) -> Hit:
     focus = row.span
-    score = round(1.0 / (1 + KIND_RANK.get(row.kind, 3)), 6)
+    score = kept(1.0 / (1 + KIND_RANK.get(row.kind, 3)))
     hit = build_hit(chunk, root, (), score, Retrieval("usage"), snippet_chars, focus)
     hit.span = row.span
     hit.selection = row.span

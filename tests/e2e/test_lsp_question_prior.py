@@ -63,3 +63,18 @@ async def test_a_question_ranks_the_method_that_runs_above_its_interface_declara
     told = valid(await s.search({"query": "creates a snapshot of all current data",
                                  "mode": "lexical", "k": 5}))
     assert told["hits"][0]["selection"]["start"]["line"] == 6, told["hits"]
+
+
+async def test_a_question_weighs_its_answers_when_every_word_is_common(
+        start_server: StartFn, tmp_path: Path) -> None:
+    # In this one file every chunk says "snapshot": bm25 is near zero for all three (FTS5
+    # floors the word's inverse document frequency), and the priors must still tell them
+    # apart. Scores rounded to six decimals were all 2e-06, and the factors rounded away.
+    s = await ready(start_server, [write_tree(tmp_path / "ws", {"api/v1/api.go": API})])
+    found = valid(await s.search({"query": "where do we snapshot", "mode": "lexical",
+                                  "k": 5, "explain": True}))
+    assert [h["selection"]["start"]["line"] for h in found["hits"]] == [13, 6, 4]
+    first, second = found["hits"][0], found["hits"][1]
+    assert first["score"] > second["score"] > 0
+    assert [p["name"] for p in first["retrieval"]["priors"]] == [
+        "definition", "callable_for_question"]

@@ -9,6 +9,7 @@ from indexing.settings import Settings
 from kebab_lsp.workspace import Workspace
 from search.grouping import group
 from search.hybrid import DEFAULT_K_RRF
+from search.scores import kept
 from search.types import FileMatch, SearchRequest
 
 
@@ -30,7 +31,7 @@ def test_files_are_fused_by_reciprocal_rank(tmp_path: Path) -> None:
         channel = [FileMatch(str(ws.root), "b.py", 0.7, 1), FileMatch(str(ws.root), "c.py", 0.6, 2)]
         fused = group(result.hits, lambda _root: ws.store, channel).files
         def rrf(*ranks: int) -> float:
-            return round(sum(1.0 / (DEFAULT_K_RRF + r) for r in ranks), 6)
+            return kept(sum(1.0 / (DEFAULT_K_RRF + r) for r in ranks))
 
         assert [(f.path, f.hit_rank, f.vector_rank, f.fusion_score, f.hits) for f in fused] == [
             ("b.py", 2, 1, rrf(2, 1), 1),

@@ -87,3 +87,13 @@ def test_what_reads_as_a_question() -> None:
                  "Return the value, which is cached.", "Close the stream, when set.",
                  "Read the file, or what is left of it", "in place of the default"):
         assert not is_question(text), text
+
+
+def test_priors_weigh_tiny_scores_too() -> None:
+    # bm25 is near zero when every word of the query is in most chunks (FTS5 floors the
+    # inverse document frequency at 1e-6). Scores rounded to six decimals all read 2e-06,
+    # and a prior's factor rounded away: the test file stayed above the code it tests.
+    ranked = priors.apply([cand("t", "store_test.go", 2.08108e-06, is_test=True),
+                           cand("c", "store.go", 2.04795e-06, kind=SymbolKind.FUNCTION)])
+    assert [c.row.chunk_id for c in ranked] == ["c", "t"]
+    assert [c.score for c in ranked] == [2.35514e-06, 1.76892e-06]
