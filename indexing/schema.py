@@ -49,7 +49,8 @@ from indexing.text import FTS_TOKENIZER
 #     Erlang EDoc across a blank line, docs above an attribute with a trailing comment, and
 #     `.h` headers read as C, C++ or Objective-C by their text (`indexing.detect`).
 # 18: `symbols.bodiless`, a callable declared without its body (`Symbol.bodiless`); JavaScript
-#     and TypeScript class fields, TypeScript interface properties and parameter properties.
+#     and TypeScript class fields, TypeScript interface properties and parameter properties,
+#     Dart abstract members.
 SCHEMA_VERSION = 18
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for

@@ -439,9 +439,10 @@ def to_symbol(src: SourceText, rules: LanguageRules, d: Definition) -> Symbol:
 
 
 def _bodiless(d: Definition, rules: LanguageRules) -> bool:
-    """A body is a `body` field in most grammars, a `function_body` child in Kotlin's."""
+    """A body is a `body` field in most grammars, a `function_body` child in Kotlin's, the
+    next sibling in Dart's (`Definition.end_node`)."""
     return (d.kind in CALLABLE_KINDS and d.node.type in rules.signature_nodes
-            and not _has_body(d.node)
+            and d.end_node is None and not _has_body(d.node)
             and not any(c.type == "function_body" for c in d.node.named_children))
 
 

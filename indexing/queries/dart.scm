@@ -60,3 +60,13 @@
 (program
   (static_final_declaration_list
     (static_final_declaration . (identifier) @name) @definition.constant))
+
+; Abstract members (`Future<Item> find(int id);`, `int get count;`): a declaration with no
+; body, in a class, mixin or extension body.
+(class_body
+  (declaration
+    [
+      (function_signature name: (identifier) @name)
+      (getter_signature name: (identifier) @name)
+      (setter_signature name: (identifier) @name)
+    ] @definition.method))

@@ -113,6 +113,22 @@ fun count(s: Storage) = s.size()
   def name: String = "utf-8"
 }
 """, {"Codec.encode": [True], "Codec.name": [False]}),
+    "dart": ("repo.dart", """abstract class Repository {
+  /// Finds one item by its id.
+  Future<Item> find(int id);
+  int get count;
+  Repository(this.name);
+  final String name;
+  void save(Item item) {
+    items.add(item);
+  }
+}
+
+int total(Repository r) {
+  return r.count;
+}
+""", {"Repository.find": [True], "Repository.count": [True], "Repository.Repository": [False],
+      "Repository.save": [False], "total": [False]}),
     "c": ("buf.c", """int buf_grow(struct buf *b, size_t n);
 
 int buf_grow(struct buf *b, size_t n)

@@ -418,3 +418,36 @@ def test_typescript_parameter_properties_are_properties_of_the_class() -> None:
         ttl = by_name(ex, "ttl")
         assert ttl.selection == Span(11, 13, 11, 16)
         assert ttl.doc == "How long an entry lives, in ms."
+
+
+# The shape of an abstract repository in a Flutter app (written for this test): abstract
+# members are declarations with no body, which no pattern matched.
+DART_ABSTRACT = """abstract class Repository {
+  /// Finds one item by its id.
+  Future<Item> find(int id);
+
+  /// How many items there are.
+  int get count;
+
+  set label(String value);
+
+  void save(Item item) {
+    items.add(item);
+  }
+}
+"""
+
+
+def test_dart_abstract_members_are_methods_with_their_docs() -> None:
+    ex = run("repo.dart", DART_ABSTRACT)
+    assert table(ex) == [
+        ("Repository", K.CLASS, None, "Repository"),
+        ("find", K.METHOD, "Repository", "Repository.find"),
+        ("count", K.METHOD, "Repository", "Repository.count"),
+        ("label", K.METHOD, "Repository", "Repository.label"),
+        ("save", K.METHOD, "Repository", "Repository.save"),
+    ]
+    find = by_name(ex, "find")
+    assert find.selection == Span(2, 15, 2, 19)
+    assert find.doc == "Finds one item by its id."
+    assert by_name(ex, "count").doc == "How many items there are."
