@@ -324,7 +324,7 @@ class Searcher:
             for c, row in zip(shown, rows, strict=True):
                 check("building hits", len(hits), req.k)
                 hit = build_hit(row, str(self.root), words, c.score, c.retrieval,
-                                req.snippet_chars, c.focus)
+                                req.snippet_chars, c.focus, c.held)
                 place = named_definition(row, words) or hit.span
                 if (hit.path, place) not in seen:
                     seen.add((hit.path, place))

@@ -8,11 +8,15 @@ hold such a definition of those kinds, its name's line among the chunk's lines (
 `_filter_sql`); without the second, none of them could ever be found by kind, and the answer
 was an empty one by accident.
 
-A hit kept for what it holds stands for that definition: its selection is the held
-definition's name, and its explanation says so (a prior of factor 1, which re-ranks nothing:
-`holds_<kind>_definition`). Among several held definitions of the kinds, the one whose name
-shares the most words with the query (identifier parts, case-insensitive) is cited, then the
-one whose whole name the query holds, then the first.
+A hit kept for what it holds stands for that definition: its title, kind, symbol, container
+and handle are the held definition's, its location is the held definition's range and its
+selection its name (exact text stays cited where it is), and its explanation says so (a prior
+of factor 1, which re-ranks nothing: `holds_<kind>_definition`). Until 2026-11-30 only the
+selection moved: `--kind constant` listed hits titled `Logger`, of kind `class`.
+
+Among several held definitions of the kinds, the one whose name shares the most words with
+the query (identifier parts, case-insensitive) is cited, then the one whose whole name the
+query holds, then the first.
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ from search.types import Candidate, Prior
 
 def cite_held(store: SearchStore, candidates: Sequence[Candidate], kinds: Sequence[str],
               query: str) -> None:
-    """Point each candidate that a kind filter keeps only for a definition it holds at that
-    definition's name (`Candidate.focus`, unless the hit has one already: exact text is cited
-    where it is), and record why it is there."""
+    """Make each candidate that a kind filter keeps only for a definition it holds stand for
+    that definition (`Candidate.held`), cite its name (`Candidate.focus`, unless the hit has
+    one already: exact text is cited where it is), and record why it is there."""
     if not kinds:
         return
     wanted = set(kinds)
@@ -43,11 +47,12 @@ def cite_held(store: SearchStore, candidates: Sequence[Candidate], kinds: Sequen
     whole = {t.lower() for t in tokens(query)}
     for cand in holders:
         row = cand.row
-        held = [d for d in defined.get(row.path, ())
+        held = [(o, d) for o, d in defined.get(row.path, ())
                 if row.start_line <= d.selection.start_line <= row.end_line]
         if not held:
             continue
-        best = min(held, key=lambda d: _order(d, parts, whole))
+        ord_, best = min(held, key=lambda h: _order(h[1], parts, whole))
+        cand.held = (ord_, best)
         if cand.focus is None:
             cand.focus = best.selection
         cand.retrieval.priors.append(Prior(f"holds_{best.kind}_definition", 1.0))

@@ -10,8 +10,10 @@ not need to re-run matching.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from indexing.positions import char_index, utf16_len
-from indexing.records import Span
+from indexing.records import Span, Symbol
 from indexing.store import ChunkRow
 from search.handles import chunk_handles
 from search.types import Hit, Retrieval, Snippet
@@ -126,12 +128,13 @@ def citation(row: ChunkRow) -> Span:
 
 def build_hit(
     row: ChunkRow, root: str, words: tuple[str, ...], score: float, retrieval: Retrieval,
-    snippet_chars: int, focus: Span | None = None
+    snippet_chars: int, focus: Span | None = None, held: tuple[int, Symbol] | None = None
 ) -> Hit:
     """`focus` is the citation when it is known already (exact-text hits); the snippet then
     shows it where the chunk holds it. A chunk that is a piece of a long line starts at
     column `row.start_col` of its first line, which citations on that line add. `row` must
-    carry its text (`Store.with_texts`)."""
+    carry its text (`Store.with_texts`). `held`: the definition the chunk was kept for
+    (`search.held`), which the hit then stands for, cited at its range."""
     assert row.text is not None, "a hit is built from a row with its text"
     lines = row.text.split("\n")
     if focus is not None:
@@ -157,7 +160,10 @@ def build_hit(
     else:
         end = row.start_col + (utf16_len(lines[0]) if lines else 0)
         span = Span(row.start_line, row.start_col, row.start_line, end)
-    cited = citation(row)
+    if held is not None:
+        row = replace(row, symbol=held[1], symbol_ord=held[0])
+        sym = row.symbol
+    cited = sym.range if held is not None and sym is not None else citation(row)
     if focus is not None and (focus.end_line, focus.end_col) > (cited.end_line, cited.end_col):
         # Exact text that runs on past the definition it starts in: the location holds all of
         # it, so the selection (the text) stays inside the range it is a part of.

@@ -195,7 +195,7 @@ def _exact_in_kinds(store: SearchStore, needle: str, filters: Filters, limit: in
          for span, _chunk, own in here if not own}, filters.kinds, spanning=True)
     found: list[tuple[int, str, Span, ChunkRow]] = []
     for path, here in placed:
-        homeless = held.get(path, [])
+        homeless = [symbol for _ord, symbol in held.get(path, [])]
         inside = [(span, chunk) for span, chunk, own in here
                   if own or held_at(homeless, span) is not None]
         if inside:

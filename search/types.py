@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from indexing.filters import Filters
-from indexing.records import Span
+from indexing.records import Span, Symbol
 from indexing.settings import MAX_K as MAX_K
 from indexing.settings import MODES as MODES
 
@@ -112,6 +112,9 @@ class Candidate:
     #: one of the any-term fill: priors re-rank within a tier, never across
     #: (`search.priors.apply`).
     tier: int = 0
+    #: (ord in its file, definition): the definition with no chunk of its own that a kind
+    #: filter kept this chunk for, which the hit stands for (`search.held`).
+    held: tuple[int, Symbol] | None = None
 
 
 @dataclass(slots=True)

@@ -620,7 +620,7 @@ class PgStore:
         return [], 0
 
     def held_definitions(self, places: Iterable[tuple[str, int, int]], kinds: Sequence[str],
-                         spanning: bool = False) -> dict[str, list[Symbol]]:
+                         spanning: bool = False) -> dict[str, list[tuple[int, Symbol]]]:
         """The definitions of `kinds` with no chunk of their own whose name is on the lines
         of `places` ((path, first line, last line)), or with `spanning` whose text spans one
         of them, by path, in position order, as `Retrieval.held_definitions`."""
@@ -640,7 +640,7 @@ class PgStore:
                 ([w[0] for w in wanted], [w[1] for w in wanted], [w[2] for w in wanted],
                  self.repo, list(kinds))):
             found.setdefault(str(r[0]), {})[int(r[1])] = symbol_from(r[2:])
-        return {path: [by_ord[o] for o in sorted(by_ord)] for path, by_ord in found.items()}
+        return {path: sorted(by_ord.items()) for path, by_ord in found.items()}
 
     def with_texts(self, rows: Sequence[ChunkRow]) -> list[ChunkRow]:
         ids = [r.rowid for r in rows if r.text is None]

@@ -135,11 +135,12 @@ class SearchStore(Protocol):
         ...
 
     def held_definitions(self, places: Iterable[tuple[str, int, int]], kinds: Sequence[str],
-                         spanning: bool = False) -> dict[str, list[Symbol]]:
+                         spanning: bool = False) -> dict[str, list[tuple[int, Symbol]]]:
         """The definitions of `kinds` with no chunk of their own whose name is on the lines
         of `places` ((path, first line, last line), 0-based, inclusive), by path, in position
-        order: what a chunk a kind filter keeps for holding one cites. `spanning`: those
-        whose text spans one of those lines instead (where exact text sits)."""
+        order, each with its place in its file (`ord`, for its handle): what a chunk a kind
+        filter keeps for holding one cites. `spanning`: those whose text spans one of those
+        lines instead (where exact text sits)."""
         ...
 
     def all_symbols(self) -> list[SymbolRow]: ...

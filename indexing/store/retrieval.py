@@ -363,7 +363,7 @@ class Retrieval(StoreConnection):
         return [str(r[0]) for r in rows[:limit]], len(rows)
 
     def held_definitions(self, places: Iterable[tuple[str, int, int]], kinds: Sequence[str],
-                         spanning: bool = False) -> dict[str, list[Symbol]]:
+                         spanning: bool = False) -> dict[str, list[tuple[int, Symbol]]]:
         """The definitions of `kinds` with no chunk of their own whose name is on the lines
         of `places` ((path, first line, last line), 0-based, inclusive), by path, in position
         order: what a chunk that a kind filter keeps for holding one cites. `spanning`: those
@@ -386,7 +386,7 @@ class Retrieval(StoreConnection):
                     "AND NOT EXISTS (SELECT 1 FROM chunks o WHERE o.symbol_id = s.id)",
                     (part, *kinds)):
                 found.setdefault(r[0], {})[r[1]] = symbol_from(r[2:])
-        return {path: [by_ord[o] for o in sorted(by_ord)] for path, by_ord in found.items()}
+        return {path: sorted(by_ord.items()) for path, by_ord in found.items()}
 
     def files_containing(
         self, needle: str, filters: Filters, check: Checkpoint = go_on

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from e2e_support import Session, StartFn, write_tree
+from e2e_support import Session, StartFn, call, write_tree
 from test_lsp_search import ready, valid
 
 LOGGER = """<?php declare(strict_types=1);
@@ -111,6 +111,13 @@ async def test_a_kind_filter_finds_and_cites_definitions_without_a_chunk_of_thei
             assert hit["selection"] == selection, (query, mode, hit)
             assert f"holds_{kind}_definition" in [
                 p["name"] for p in hit["retrieval"]["priors"]], (query, mode, hit)
+            # The hit stands for the held definition, not for the class that holds it: its
+            # title, kind, location and handle were `Logger`'s.
+            name = hit["symbol"]
+            assert hit["title"].endswith("." + name) and hit["kind"] == kind, (query, hit)
+            assert hit["location"]["range"]["start"]["line"] == selection["start"]["line"]
+            described = await call(s, "kebab/symbol", {"symbol_id": hit["symbol_id"]})
+            assert (described["name"], described["selection"]) == (name, selection), described
             if mode == "lexical":  # the count is exact, and nothing is left out
                 assert found["meta"]["total_matches"] == 1, (query, found["meta"])
                 assert found["meta"]["recall"]["complete"] is True
