@@ -65,6 +65,10 @@ class LanguageRules:
     #: `Symbol.bodiless` (Go's `method_elem`, Java's abstract `method_declaration`, a C
     #: prototype's `declaration`).
     signature_nodes: frozenset[str] = frozenset()
+    #: A line this matches whole is a macro the grammar misreads (Objective-C's
+    #: `NS_ASSUME_NONNULL_BEGIN`, an export macro on the line above a declaration): a file
+    #: with syntax errors is parsed again without such lines (`indexing.extract.recovery`).
+    macro_lines: re.Pattern[str] | None = None
     #: A method named like its container is its constructor (C++).
     constructor_named_like_container: bool = False
     #: The type of a definition's next sibling that is its body, when the grammar does not
@@ -88,7 +92,7 @@ _RULE_TYPES: dict[str, type] = {
     "package_node": str,
     "receiver_nodes": list, "member_parameters": list, "signature_nodes": list,
     "constructor_named_like_container": bool, "body_sibling": str,
-    "merge_clauses": bool, "embedded": str,
+    "merge_clauses": bool, "embedded": str, "macro_lines": str,
 }
 _RULE_CHOICES: dict[str, tuple[str, ...]] = {
     "extractor": ("code", "markdown", "rst"),
@@ -120,8 +124,9 @@ def language_rules(lang: str) -> LanguageRules:
             raise ValueError(f"{path}: {key} = {value!r} is not valid")
     parent = raw.get("extends")
     base = language_rules(parent) if parent else LanguageRules()
-    if "doc_comment" in raw:
-        raw["doc_comment"] = re.compile(raw["doc_comment"])
+    for key in ("doc_comment", "macro_lines"):
+        if key in raw:
+            raw[key] = re.compile(raw[key])
     for key in _LIST_RULES & raw.keys():
         raw[key] = frozenset(raw[key])
     if "attribute_nodes" in raw:  # added to the usual ones (or the parent's), not instead

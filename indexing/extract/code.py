@@ -69,9 +69,9 @@ def extract_code(lang: str, src: SourceText) -> Extraction:
     root = tree.root_node
     if rules.embedded == "none" and root.has_error:
         from indexing.extract.embedded import with_regions
-        from indexing.extract.recovery import isolated_regions
+        from indexing.extract.recovery import isolated_regions, without_macro_lines
 
-        blocks = isolated_regions(lang, src, root)
+        blocks = without_macro_lines(lang, src, root) or isolated_regions(lang, src, root)
         if blocks is not None:
             return with_regions(lang, src, root, blocks, [], [], [])
     defs = definitions(lang, src, root)

@@ -15,10 +15,19 @@ ERROR nodes as the whole file does: a cut inside a multi-line string or a block 
 its neighbour parses worse, and then the file keeps its one parse. Languages whose package
 statement qualifies the definitions after it (Go, Perl, PHP) keep it too: a block would not
 see its package.
+
+Before that, a file in a language with `macro_lines` (C, C++, Objective-C) is parsed again
+without the lines that hold only a macro at column 0: tree-sitter-objc reads
+`NS_ASSUME_NONNULL_BEGIN` above an `@interface` as the start of a declaration and the whole
+interface as errors, so a header gave no definition at all. The lines are left out of the
+parse (its included ranges), not changed, so every node keeps its position; the new parse is
+used only when it leaves fewer lines in ERROR nodes, and a line above a name and its
+parameters stays, as it is that declaration's type (`WIN_HANDLE` above `open_thing(void);`).
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -41,6 +50,9 @@ MIN_ERROR_LINES = 5
 MAX_BLOCKS = 1000
 MAX_CPU_SECONDS = 1.0
 _CLOSERS = frozenset(")]}>")
+#: A line that starts with a name and its parameters: the macro line above it is the type of
+#: that declaration (`WIN_HANDLE` above `open_thing(void);`), not a line to leave out.
+_CALLED_NAME = re.compile(r"\w+\s*\(")
 
 
 def error_lines(root: Node) -> int:
@@ -56,6 +68,35 @@ def error_lines(root: Node) -> int:
         elif node.has_error:
             stack.extend(node.children)
     return total
+
+
+def without_macro_lines(lang: str, src: SourceText, root: Node) -> list[Region] | None:
+    """The whole file as one region that leaves out its macro lines (see the module
+    docstring), or None when it has none or the parse is no better without them."""
+    pattern = language_rules(lang).macro_lines
+    if pattern is None:
+        return None
+    lines = src.lines
+    skipped = [i for i, line in enumerate(lines) if pattern.fullmatch(line)
+               and not (i + 1 < len(lines) and _CALLED_NAME.match(lines[i + 1]))]
+    if not skipped:
+        return None
+    starts = _line_starts(src.data)
+    ranges: list[Range] = []
+    at = 0  # the first line not yet in a range
+    for i in [*skipped, len(starts)]:
+        if i > at:
+            end_byte = starts[i] if i < len(starts) else len(src.data)
+            end_point = (i, 0) if i < len(starts) else (i - 1, end_byte - starts[i - 1])
+            ranges.append(Range((at, 0), end_point, starts[at], end_byte))
+        at = i + 1
+    if not ranges:
+        return None
+    region = Region(lang, tuple(ranges), (0, len(src.lines) - 1))
+    parsed = parse_region(src, region)
+    if error_lines(parsed) >= error_lines(root):
+        return None
+    return [replace(region, root=parsed)]
 
 
 def top_level_blocks(lines: list[str]) -> list[LineSpan]:

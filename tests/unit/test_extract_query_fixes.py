@@ -451,3 +451,58 @@ def test_dart_abstract_members_are_methods_with_their_docs() -> None:
     assert find.selection == Span(2, 15, 2, 19)
     assert find.doc == "Finds one item by its id."
     assert by_name(ex, "count").doc == "How many items there are."
+
+
+# The shape of react-native-safe-area-context's RNCSafeAreaProvider.h (the language hunt's
+# repro `objc-header-as-c`), written for this test: the grammar read the interface after
+# `NS_ASSUME_NONNULL_BEGIN` as errors, and the header gave no definition.
+OBJC_NONNULL_HEADER = """#import <UIKit/UIKit.h>
+
+NS_ASSUME_NONNULL_BEGIN
+
+/// Tells its children the safe area insets.
+@interface SafeAreaProvider : UIView
+
+- (instancetype)initWithDispatcher:(id<Dispatcher>)dispatcher NS_DESIGNATED_INITIALIZER;
+
+@property (nonatomic, copy) EventBlock onInsetsChange;
+
+@end
+
+NS_ASSUME_NONNULL_END
+"""
+
+
+def test_objc_header_with_nonnull_macros_has_its_definitions() -> None:
+    ex = run("SafeAreaProvider.h", OBJC_NONNULL_HEADER)
+    assert ex.lang == "objc"
+    assert table(ex) == [
+        ("SafeAreaProvider", K.CLASS, None, "SafeAreaProvider"),
+        ("initWithDispatcher", K.METHOD, "SafeAreaProvider", "SafeAreaProvider.initWithDispatcher"),
+        ("onInsetsChange", K.PROPERTY, "SafeAreaProvider", "SafeAreaProvider.onInsetsChange"),
+    ]
+    provider = by_name(ex, "SafeAreaProvider")
+    assert provider.selection == Span(5, 11, 5, 27)
+    assert provider.doc == "Tells its children the safe area insets."
+    assert by_name(ex, "initWithDispatcher").bodiless
+
+
+# A line that looks like a macro is left out only when that repairs the parse: `API_EXPORT`
+# above `int` is an error the grammar makes (the declaration starts below it), while
+# `WIN_HANDLE` above `open_thing(void);` is the declaration's type, read with no error.
+C_MACRO_LINES = """#include <stddef.h>
+
+API_EXPORT
+int buf_grow(struct buf *b, size_t n);
+
+WIN_HANDLE
+open_thing(void);
+"""
+
+
+def test_c_macro_lines_are_left_out_only_to_repair_a_parse() -> None:
+    ex = run("buf.c", C_MACRO_LINES)
+    assert [(s.name, s.kind, s.range.start_line) for s in ex.symbols] == [
+        ("buf_grow", K.FUNCTION, 3), ("open_thing", K.FUNCTION, 5)]
+    fixed = run("buf.c", C_MACRO_LINES.split("\n\nWIN_HANDLE")[0] + "\n")
+    assert [(s.name, s.range.start_line) for s in fixed.symbols] == [("buf_grow", 3)]
