@@ -50,7 +50,8 @@ from indexing.text import FTS_TOKENIZER
 #     `.h` headers read as C, C++ or Objective-C by their text (`indexing.detect`).
 # 18: `symbols.bodiless`, a callable declared without its body (`Symbol.bodiless`); JavaScript
 #     and TypeScript class fields, TypeScript interface properties and parameter properties,
-#     Dart abstract members, C/C++/Objective-C files parsed again without their macro lines.
+#     Dart abstract members, C/C++/Objective-C files parsed again without their macro lines,
+#     JavaScript and TypeScript docs above a member's decorators.
 SCHEMA_VERSION = 18
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for

@@ -506,3 +506,28 @@ def test_c_macro_lines_are_left_out_only_to_repair_a_parse() -> None:
         ("buf_grow", K.FUNCTION, 3), ("open_thing", K.FUNCTION, 5)]
     fixed = run("buf.c", C_MACRO_LINES.split("\n\nWIN_HANDLE")[0] + "\n")
     assert [(s.name, s.range.start_line) for s in fixed.symbols] == [("buf_grow", 3)]
+
+
+# An Angular-style service (written for this test): a member's decorator stands between it
+# and its doc comment, which was lost for every decorated member.
+TS_DECORATED = """/** The service that loads users. */
+@Injectable({ providedIn: 'root' })
+export class UserService {
+  /** Loads one user by id. */
+  @Memoize()
+  load(id) { return id }
+
+  /** How many are loaded. */
+  @Input() count = 0;
+}
+"""
+
+
+def test_typescript_and_javascript_docs_above_decorators() -> None:
+    for path in ("service.ts", "service.tsx", "service.js"):
+        ex = run(path, TS_DECORATED)
+        assert [(s.name, s.doc) for s in ex.symbols] == [
+            ("UserService", "The service that loads users."),
+            ("load", "Loads one user by id."),
+            ("count", "How many are loaded."),
+        ], path
