@@ -134,8 +134,22 @@ def is_code_fragment(text: str) -> bool:
 
 def content_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
     """The terms that carry meaning (all of them if every one is a function word)."""
-    kept = tuple(t for t in terms if "".join(tokens(t)).lower() not in COMMON_WORDS)
+    kept = tuple(t for t in terms if _word(t) not in COMMON_WORDS)
     return kept or terms
+
+
+#: What follows the apostrophe of an English contraction: "what's", "we'll", "doesn't".
+_CONTRACTED = frozenset({"s", "re", "ll", "ve", "d", "m", "t"})
+
+
+def _word(term: str) -> str:
+    """A term as one lower-case word, a contraction as the word it contracts ("what's" is
+    "what", "doesn't" is "does"), so that a function word stays one when contracted."""
+    parts = [t.lower() for t in tokens(term)]
+    if len(parts) == 2 and parts[1] in _CONTRACTED and ("'" in term or "\u2019" in term):
+        head = parts[0]
+        return head[:-1] if parts[1] == "t" and head.endswith("n") else head
+    return "".join(parts)
 
 
 def fill_terms(terms: tuple[str, ...]) -> tuple[str, ...]:

@@ -92,6 +92,15 @@ def test_the_fill_splits_a_term_that_is_several_names() -> None:
     assert fill_terms(("the", "of")) == ("the", "of")
 
 
+def test_a_contracted_function_word_stays_one() -> None:
+    # "what's" was the word "whats" to the function-word test, so its "what" went into the
+    # any-term fill and matched every chunk that says "what".
+    assert fill_terms(parse("what's the default timeout").terms) == ("default", "timeout")
+    assert fill_terms(parse("why doesn't the retry stop").terms) == ("why", "retry", "stop")
+    assert fill_terms(parse("where’s the config read").terms) == ("config", "read")
+    assert fill_terms(("user's", "name")) == ("user", "name")  # not a function word
+
+
 @pytest.mark.parametrize(("query", "name"), [
     ("digest auth", "DigestAuth"), ("Raw host", "raw_host"), ("http error", "HTTPError"),
     ("utf 8 decode", "utf8_decode"), ("utf8 decode", "utf8_decode"),
