@@ -485,6 +485,8 @@ def test_objc_header_with_nonnull_macros_has_its_definitions() -> None:
     assert provider.selection == Span(5, 11, 5, 27)
     assert provider.doc == "Tells its children the safe area insets."
     assert by_name(ex, "initWithDispatcher").bodiless
+    crlf = run("SafeAreaProvider.h", OBJC_NONNULL_HEADER.replace("\n", "\r\n"))
+    assert table(crlf) == table(ex)
 
 
 # A line that looks like a macro is left out only when that repairs the parse: `API_EXPORT`
