@@ -148,6 +148,35 @@ H.run(function()
     H.truthy(text:find("embedding model loads: ", 1, true), "the model line in:\n" .. text)
   end)
 
+  H.check(":checkhealth kebab: an index location that cannot be written is an ERROR", function()
+    -- The real server and CLI, through wrappers that drop root's power to write anything
+    -- (as the CLI's own tests do), so that a read-only cache folder is one.
+    local bin = vim.fn.tempname() .. "-bin"
+    vim.fn.mkdir(bin, "p")
+    local drop = "if [ \"$(id -u)\" = 0 ]; then set -- setpriv --bounding-set -dac_override,-dac_read_search"
+      .. " --inh-caps -dac_override,-dac_read_search -- \"$@\"; fi"
+    for _, name in ipairs({ "kebab-lsp", "kebab" }) do
+      vim.fn.writefile({ "#!/bin/sh", "set -- " .. vim.fn.shellescape(vim.fn.exepath(name)) .. " \"$@\"",
+        drop, "exec \"$@\"" }, bin .. "/" .. name)
+      vim.fn.setfperm(bin .. "/" .. name, "rwxr-xr-x")
+    end
+    require("kebab").setup({ cmd = { bin .. "/kebab-lsp" }, autostart = false })
+    local cache = vim.fn.tempname() .. "-ro-cache"
+    vim.fn.mkdir(cache, "p")
+    vim.fn.setfperm(cache, "r-xr-xr-x")
+    local saved = { xdg = vim.env.XDG_CACHE_HOME, index = vim.env.KEBAB_INDEX_DIR }
+    vim.env.XDG_CACHE_HOME, vim.env.KEBAB_INDEX_DIR = cache, nil
+    vim.cmd("checkhealth kebab")
+    vim.env.XDG_CACHE_HOME, vim.env.KEBAB_INDEX_DIR = saved.xdg, saved.index
+    vim.fn.setfperm(cache, "rwxr-xr-x")
+    local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+    vim.cmd("bwipeout!")
+    require("kebab").setup({ autostart = false })
+    H.truthy(text:find("ERROR index: " .. cache .. "/kebab-lsp cannot be used: " .. cache .. " cannot be written", 1, true),
+      "the index ERROR in:\n" .. text)
+    H.truthy(not text:find("OK index:", 1, true), "no OK index line in:\n" .. text)
+  end)
+
   H.check(":checkhealth kebab runs the whole `cmd`: one that cannot start kebab-lsp is an ERROR", function()
     local python = vim.env.KEBAB_TEST_PYTHON
     local cases = {

@@ -104,7 +104,13 @@ function M.check()
         else
           health.error(py .. ": the server needs Python 3.11 or newer", { "run :KebabInstall" })
         end
-        health.ok("index: " .. doctor.cache_root .. " (one folder per workspace; `kebab cache list` shows them)")
+        local location = doctor.index_location or {}
+        if location.ok == false then
+          health.error("index: " .. doctor.cache_root .. " cannot be used: " .. tostring(location.error),
+            { "make it writable, or set init_options.index_dir to a folder that is" })
+        else
+          health.ok("index: " .. doctor.cache_root .. " (one folder per workspace; `kebab cache list` shows them)")
+        end
         local model = doctor.model or {}
         if model.ok then
           health.ok(("embedding model loads: %s (%.2f s)"):format(model.id, model.seconds or 0))
