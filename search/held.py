@@ -10,7 +10,8 @@ was an empty one by accident.
 
 A hit kept for what it holds stands for that definition: its title, kind, symbol, container
 and handle are the held definition's, its location is the held definition's range and its
-selection its name (exact text stays cited where it is), and its explanation says so (a prior
+selection its name (exact text stays cited where it is, and the hit stands for the held
+definition the text is in), and its explanation says so (a prior
 of factor 1, which re-ranks nothing: `holds_<kind>_definition`). Until 2026-11-30 only the
 selection moved: `--kind constant` listed hits titled `Logger`, of kind `class`.
 
@@ -52,9 +53,14 @@ def cite_held(store: SearchStore, candidates: Sequence[Candidate], kinds: Sequen
         if not held:
             continue
         ord_, best = min(held, key=lambda h: _order(h[1], parts, whole))
-        cand.held = (ord_, best)
         if cand.focus is None:
             cand.focus = best.selection
+            cand.held = (ord_, best)
+        else:  # exact text: the held definition it is in, whatever the query's words say
+            inside = held_at([d for _o, d in held], cand.focus)
+            if inside is not None:
+                best = inside
+                cand.held = next(h for h in held if h[1] is inside)
         cand.retrieval.priors.append(Prior(f"holds_{best.kind}_definition", 1.0))
 
 

@@ -140,6 +140,7 @@ def content_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
 
 #: What follows the apostrophe of an English contraction: "what's", "we'll", "doesn't".
 _CONTRACTED = frozenset({"s", "re", "ll", "ve", "d", "m", "t"})
+_NEGATED = {"can": "can", "won": "will", "shan": "shall"}
 
 
 def _word(term: str) -> str:
@@ -148,7 +149,9 @@ def _word(term: str) -> str:
     parts = [t.lower() for t in tokens(term)]
     if len(parts) == 2 and parts[1] in _CONTRACTED and ("'" in term or "\u2019" in term):
         head = parts[0]
-        return head[:-1] if parts[1] == "t" and head.endswith("n") else head
+        if parts[1] == "t":  # "doesn't", and the irregular "can't", "won't", "shan't"
+            return _NEGATED.get(head, head[:-1] if head.endswith("n") else head)
+        return head
     return "".join(parts)
 
 

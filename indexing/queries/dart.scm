@@ -62,8 +62,24 @@
     (static_final_declaration . (identifier) @name) @definition.constant))
 
 ; Abstract members (`Future<Item> find(int id);`, `int get count;`): a declaration with no
-; body, in a class, mixin or extension body.
+; body, in a class, mixin, extension or enum body.
 (class_body
+  (declaration
+    [
+      (function_signature name: (identifier) @name)
+      (getter_signature name: (identifier) @name)
+      (setter_signature name: (identifier) @name)
+    ] @definition.method))
+
+(extension_body
+  (declaration
+    [
+      (function_signature name: (identifier) @name)
+      (getter_signature name: (identifier) @name)
+      (setter_signature name: (identifier) @name)
+    ] @definition.method))
+
+(enum_body
   (declaration
     [
       (function_signature name: (identifier) @name)

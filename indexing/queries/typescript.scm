@@ -38,7 +38,7 @@
 
 ; Class fields bound to functions: `handle = () => {}`.
 (public_field_definition
-  name: (property_identifier) @name
+  name: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression)]) @definition.method
 
 ; Class fields that hold values, and the properties an interface declares (not those of an

@@ -173,3 +173,26 @@ async def test_vector_and_hybrid_under_a_kind_filter_find_held_definitions(
             assert f"holds_{kind}_definition" in [
                 p["name"] for p in hit["retrieval"]["priors"]], (query, mode, hit)
             assert not [w for w in found["meta"]["warnings"] if "kind filter" in w]
+
+
+LEVELS = """<?php
+class Levels
+{
+    public const INFO = "debug level";
+    public const DEBUG = 100;
+}
+"""
+
+
+async def test_exact_text_under_a_kind_filter_stands_for_the_definition_it_is_in(
+        start_server: StartFn, tmp_path: Path) -> None:
+    # The query's words name DEBUG, but the text is INFO's value: the hit is INFO's, and its
+    # selection (the text) lies in its location (the review's repro: it stood for DEBUG).
+    s = await ready(start_server, [write_tree(tmp_path / "ws", {"Levels.php": LEVELS})])
+    found = valid(await s.search({"query": '"debug level"', "mode": "lexical",
+                                  "filters": {"kind": "constant"}}))
+    assert len(found["hits"]) == 1, found
+    hit = found["hits"][0]
+    assert (hit["title"], hit["kind"]) == ("Levels.INFO", "constant"), hit
+    assert hit["selection"] == sel(3, 25, 36)
+    assert hit["location"]["range"]["start"]["line"] == 3

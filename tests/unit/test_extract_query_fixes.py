@@ -435,6 +435,16 @@ DART_ABSTRACT = """abstract class Repository {
     items.add(item);
   }
 }
+
+extension Words on String {
+  int get wordCount;
+}
+
+enum Level {
+  low;
+
+  bool get loud;
+}
 """
 
 
@@ -446,6 +456,11 @@ def test_dart_abstract_members_are_methods_with_their_docs() -> None:
         ("count", K.METHOD, "Repository", "Repository.count"),
         ("label", K.METHOD, "Repository", "Repository.label"),
         ("save", K.METHOD, "Repository", "Repository.save"),
+        ("Words", K.CLASS, None, "Words"),
+        ("wordCount", K.METHOD, "Words", "Words.wordCount"),
+        ("Level", K.ENUM, None, "Level"),
+        ("low", K.ENUM_MEMBER, "Level", "Level.low"),
+        ("loud", K.METHOD, "Level", "Level.loud"),
     ]
     find = by_name(ex, "find")
     assert find.selection == Span(2, 15, 2, 19)
@@ -533,3 +548,13 @@ def test_typescript_and_javascript_docs_above_decorators() -> None:
             ("load", "Loads one user by id."),
             ("count", "How many are loaded."),
         ], path
+
+
+def test_private_class_fields_bound_to_functions_are_methods() -> None:
+    # `#onClick = () => {}` was a property where `onKey = () => {}` is a method.
+    text = ("class Button {\n  #onClick = () => this.press();\n  onKey = () => 1;\n"
+            "  #count = 0;\n}\n")
+    for path in ("button.js", "button.ts"):
+        assert [(s.name, s.kind) for s in run(path, text).symbols] == [
+            ("Button", K.CLASS), ("#onClick", K.METHOD), ("onKey", K.METHOD),
+            ("#count", K.PROPERTY)], path

@@ -249,6 +249,16 @@ def test_each_write_batch_bumps_the_lexical_version(backend: Backend) -> None:
     assert backend.store.stats().files == before.files
 
 
+def test_a_bodiless_callable_reads_back_as_one_from_either_store(backend: Backend) -> None:
+    (backend.root / "api.go").write_text(
+        "package api\n\ntype API interface {\n\tSnapshot() error\n}\n\n"
+        "func (a *impl) Snapshot() error { return nil }\n")
+    backend.reindex()
+    found = {row.symbol.qualified_name: row.symbol.bodiless
+             for row in backend.store.all_symbols() if row.path == "api.go"}
+    assert found == {"api.API": False, "api.API.Snapshot": True, "api.impl.Snapshot": False}
+
+
 def test_workspace_symbols_from_either_store(backend: Backend) -> None:
     matcher = SymbolMatcher(backend.store.all_symbols())
     assert len(matcher) == 16  # web/api.ts: User.id and User.name are properties too
