@@ -97,7 +97,13 @@ class Runtime:
         if folder.index is not index:  # another thread opened it first
             index.close()
             return folder
-        folder.writes = self.claim(folder)
+        try:
+            folder.writes = self.claim(folder)
+        except Exception as exc:  # its lease's folder cannot be made: not opened after all
+            self.registry.remove(uri)
+            index.close()
+            self.unopened(uri, name, root, str(exc) or type(exc).__name__)
+            raise
         watcher = _StoreWatcher(self, folder)
         index.store.watcher = watcher
         if index.store.read_only is not None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from indexing.location import UnusableIndexDir
 from indexing.runtime import Runtime, SilentListener
 from indexing.runtime.writership import Writership
 from indexing.settings import Settings
@@ -124,3 +125,24 @@ def test_a_watcher_that_cannot_watch_says_so(tmp_path: Path) -> None:
     watcher.stop()
     assert told == ["failed: FileNotFoundError: No path was found."]
     assert watcher.state == told[0]
+
+
+def test_a_claim_that_fails_leaves_the_folder_unopened(tree: Path, tmp_path: Path) -> None:
+    # The lease's folder cannot be made (`UnusableIndexDir` from `WriterLease.try_acquire`):
+    # the folder stayed registered, writing (`Folder.writes` defaults to true), while the
+    # caller was told it could not be opened.
+    runtime = Runtime(SilentListener(), Settings(index_dir=str(tmp_path / "index"), workers=1,
+                                                 embed=False))
+
+    def refuse(_folder: object) -> bool:
+        raise UnusableIndexDir(f"{tmp_path / 'index'} cannot be written")
+
+    runtime.claim = refuse
+    try:
+        with pytest.raises(UnusableIndexDir):
+            runtime.add_folder(tree.as_uri(), "ws", tree)
+        assert runtime.folders() == []
+        assert [(u.uri, u.reason) for u in runtime.unopened_folders()] == [
+            (tree.as_uri(), f"{tmp_path / 'index'} cannot be written")]
+    finally:
+        runtime.stop()
