@@ -146,3 +146,38 @@ def test_a_claim_that_fails_leaves_the_folder_unopened(tree: Path, tmp_path: Pat
             (tree.as_uri(), f"{tmp_path / 'index'} cannot be written")]
     finally:
         runtime.stop()
+
+
+class _Told(SilentListener):
+    def __init__(self) -> None:
+        self.warned: list[str] = []
+
+    def warn(self, message: str) -> None:
+        self.warned.append(message)
+
+
+def test_a_lease_that_cannot_be_taken_is_told_once(tree: Path, tmp_path: Path) -> None:
+    # A `writer.lock` that is a directory: no process can take the lease, and the runtime
+    # read the index in silence, as if another process wrote it. The poller tries again
+    # every 0.1 s; the reason is told once.
+    first, first_ship = _runtime(tmp_path / "index")
+    index_dir = first.add_folder(tree.as_uri(), "ws", tree).index.index_dir
+    first.stop()
+    first_ship.close()
+    (index_dir / "writer.lock").unlink()
+    (index_dir / "writer.lock").mkdir()
+    told = _Told()
+    runtime = Runtime(told, Settings(index_dir=str(tmp_path / "index"), workers=1, embed=False))
+    ship = Writership(runtime, watch=False, poll_s=0.1)
+    runtime.claim = ship.claim
+    try:
+        folder = runtime.add_folder(tree.as_uri(), "ws", tree)
+        time.sleep(0.5)
+        assert not folder.writes
+        assert told.warned == [
+            f"{index_dir}: this process reads the index but cannot write it: "
+            f"{index_dir / 'writer.lock'} is a directory, not a file, so no process can take "
+            "the index's writer lock and keep it current; remove it"]
+    finally:
+        runtime.stop()
+        ship.close()
