@@ -18,6 +18,7 @@ Contract kept here, whichever store answers:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from indexing.filters import Filters
@@ -131,10 +132,16 @@ def _ranked_fts(
     return LexicalResult(ranked, total, plan)
 
 
+#: A needle that can be a definition's name: an identifier, maybe with a sigil (`#fetch`).
+_NAME = re.compile(r"[#$@]?[A-Za-z_]\w*")
+
+
 def exact(store: SearchStore, needle: str, filters: Filters, limit: int,
           check: Checkpoint = go_on) -> LexicalResult:
-    """One hit per file that contains `needle`, cited at its first occurrence; files with
-    more occurrences rank higher, then by path. With a kind filter, only occurrences inside a
+    """One hit per file that contains `needle`, cited at its first occurrence, or, when the
+    needle is a name the file defines, at the definition's name (a private `#fetch` is called
+    above the method that defines it, and the hit cited the call); files with more
+    occurrences rank higher, then by path. With a kind filter, only occurrences inside a
     definition of those kinds count, and the first of them is cited: a file whose first
     occurrence is elsewhere still matches, and the total counts the files returned.
 
@@ -145,11 +152,20 @@ def exact(store: SearchStore, needle: str, filters: Filters, limit: int,
         return _exact_in_kinds(store, needle, filters, limit, check)
     found: list[tuple[int, str, Span]] = []  # (-count, path, where the first one is)
     where = _Needle(needle)
+    defined: dict[str, set[Span]] = {}
+    if _NAME.fullmatch(needle):
+        for path, place in store.definition_places(needle):
+            defined.setdefault(path, set()).add(place)
     files = store.files_containing(needle, filters, check)
     for done, (path, _lang, text) in enumerate(files):
         check("exact text, reading files", done, len(files))
         first = text.find(needle)
-        found.append((-text.count(needle), path, where.span(text, first)))
+        cited = where.span(text, first)
+        at = first
+        while path in defined and at >= 0 and cited not in defined[path]:
+            at = text.find(needle, at + 1)
+            cited = where.span(text, at) if at >= 0 else where.span(text, first)
+        found.append((-text.count(needle), path, cited))
     found.sort(key=lambda f: (f[0], f[1]))
     ranked: list[RankedChunk] = []
     for neg_count, path, span in found:

@@ -264,6 +264,36 @@ def test_exact_text_under_a_kind_filter_finds_a_later_occurrence(tmp_path: Path)
     assert functions.meta.total_matches == 2
 
 
+def test_exact_text_that_a_file_defines_is_cited_at_its_definition(tmp_path: Path) -> None:
+    # The shape of @tanstack/query-core's QueryObserver: a private method is called above the
+    # place that defines it. `#executeFetch` (read as exact text, like a quoted name) cited
+    # the call, so a name query in `lexical` never reached the definition; a file that only
+    # calls it still cites its first call.
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "observer.ts").write_text(
+        "export class QueryObserver {\n"
+        "  onSubscribe(): void {\n"
+        "    this.#executeFetch()\n"
+        "  }\n"
+        "\n"
+        "  #executeFetch(): Promise<void> {\n"
+        "    return this.query.fetch()\n"
+        "  }\n"
+        "}\n")
+    (root / "notes.ts").write_text("// see QueryObserver.#executeFetch\nexport const x = 1\n")
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
+    try:
+        ws.indexer.index()
+        for query in ("#executeFetch", '"#executeFetch"'):
+            hits = run(ws, query).hits
+            assert [(h.path, h.title, h.span.start_line, h.span.start_col) for h in hits] == [
+                ("observer.ts", "QueryObserver.#executeFetch", 5, 2),
+                ("notes.ts", "notes.ts:1", 0, 21)], query
+    finally:
+        ws.close()
+
+
 def test_code_fragment_is_exact_text(workspace: Workspace) -> None:
     result = run(workspace, "store.get_user_by_id(1)")
     assert result.meta.query_plan == "exact"
