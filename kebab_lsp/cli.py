@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from indexing.runtime import Folder
     from indexing.runtime.folder_index import FolderIndex
     from indexing.store import FileFacts, Store
+    from kebab_lsp.workspace import Workspace
     from search.types import SearchRequest, SearchResult
 
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
@@ -317,6 +318,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                                     "this answer holds only what it wrote")
     _warn_unapplied(args, ws.index)
     _warn_stale(args, result, ws.root, ws.store)
+    _warn_added(args, result, ws)
     return _answer(args, req, result, ws.store)
 
 
@@ -350,6 +352,24 @@ def _warn_stale(args: argparse.Namespace, result: SearchResult, root: Path,
     cited = [hit.path for hit in result.hits] + [row.path for row in result.files]
     warning = stale_warning(changed_on_disk(root, cited, store))
     if warning:
+        result.meta.warnings.append(warning)
+        if args.json:
+            CliListener().warn(warning)
+
+
+def _warn_added(args: argparse.Namespace, result: SearchResult, ws: Workspace) -> None:
+    """Files added since the last complete scan, which no answer can hold: the answer is not
+    complete, and says which (`kebab_lsp.freshness.added_since`)."""
+    from indexing.runtime.folder_index import SCAN_START_KEY
+    from kebab_lsp.freshness import added_since, added_warning
+
+    since = ws.store.meta_value(SCAN_START_KEY)
+    if since is None or not since.isdigit():  # an index from before it was recorded
+        return
+    added = added_since(ws.root, int(since), ws.store.file_states, ws.indexer.options)
+    warning = added_warning(added)
+    if warning:
+        result.meta.recall["complete"] = False
         result.meta.warnings.append(warning)
         if args.json:
             CliListener().warn(warning)

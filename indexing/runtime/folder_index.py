@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from indexing.indexer import Baseline, Indexer
 
 _SHAPE_KEY = "index_shape"
+#: When the last complete scan started (wall-clock ns): a folder changed after it may hold
+#: files the index lacks (`kebab_lsp.freshness.added_since`).
+SCAN_START_KEY = "last_scan_started_ns"
 #: Which team index a partial index leaves the rest of the files to (`Baseline.source`);
 #: empty, or absent, when the index holds every file.
 _PARTIAL_KEY = "partial_of"
@@ -122,6 +125,10 @@ class FolderIndex:
         return (f"the index at {self.index_dir} is written by another process, with other "
                 f"settings ({names}) than this one's: answers follow those, not these, until "
                 "this process writes it")
+
+    def record_scan_start(self, started_ns: int) -> None:
+        """After a complete scan: what it saw is what the folders held when it started."""
+        self.store.set_meta(SCAN_START_KEY, str(started_ns))
 
     def record_shape(self) -> None:
         """After a complete scan: the index now holds what these settings say."""

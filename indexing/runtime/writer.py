@@ -70,6 +70,8 @@ class _Running:
     sink: ProgressSink
     verb: str
     baseline: Baseline | None
+    #: Wall-clock time the scan started (`FolderIndex.record_scan_start`).
+    started_ns: int
 
 
 class Writer:
@@ -363,7 +365,7 @@ class Writer:
         # files that did not change: read them all again.
         job = folder.index.indexer.scan(rebuild, reread=folder.index.shape_note is not None,
                                         baseline=baseline)
-        running = _Running(folder, job, sink, verb, baseline)
+        running = _Running(folder, job, sink, verb, baseline, time.time_ns())
         folder.index.mark_scan(True)  # readers in other processes answer as still building
         with self._cond:
             self._running = running
@@ -408,6 +410,7 @@ class Writer:
             folder.last_error = folder.scan_failed = None
             folder.index.record_shape()
             folder.index.record_partial(running.baseline)
+            folder.index.record_scan_start(running.started_ns)
             stats = folder.index.store.stats()
             team = summary.team_note(always=True) if running.baseline is not None else ""
             said = f"{stats.files} files, {stats.symbols} symbols{team}"

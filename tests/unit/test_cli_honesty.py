@@ -150,6 +150,41 @@ def test_cited_files_changed_since_indexing_are_warned(sample_repo: Path,
     assert not stale_lines(kebab("search", *query).stderr)  # refreshed
 
 
+def added_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if "added since the last index" in line]
+
+
+def test_files_added_since_indexing_are_warned_and_the_answer_is_not_complete(
+        sample_repo: Path, index_root: Path) -> None:
+    # A search for what only a new file holds found nothing, and said the answer was
+    # complete: the index does not hold the file, and nothing told.
+    indexed(sample_repo)
+    query = ("zzfrobnicate", str(sample_repo), "--mode", "lexical")
+    before = json.loads(kebab("search", *query, "--json").stdout)
+    assert before["hits"] == [] and before["meta"]["recall"]["complete"] is True
+
+    # A file written and removed again (an editor's atomic save) changes its folder only.
+    (sample_repo / "src" / "tmp.swp").write_text("x")
+    (sample_repo / "src" / "tmp.swp").unlink()
+    assert not added_lines(kebab("search", *query).stderr)
+
+    (sample_repo / "src" / "frob.py").write_text("def zzfrobnicate():\n    return 1\n")
+    (sample_repo / "package-lock.json").write_text("{}")  # added, but never indexed
+    out = kebab("search", *query, "--json")
+    wire = json.loads(out.stdout)
+    want = ("1 file(s) were added since the last index and are not searched (src/frob.py); "
+            "run `kebab index` to include them")
+    assert wire["hits"] == [] and wire["meta"]["recall"]["complete"] is False
+    assert want in wire["meta"]["warnings"] and added_lines(out.stderr) == [f"kebab: {want}"]
+    assert added_lines(kebab("search", *query).stderr) == [f"warning: {want}"]
+
+    assert kebab("index", str(sample_repo), "--no-embed").returncode == 0
+    after = kebab("search", *query, "--json")
+    assert not added_lines(after.stderr)
+    assert [h["path"] for h in json.loads(after.stdout)["hits"]] == ["src/frob.py"]
+    assert json.loads(after.stdout)["meta"]["recall"]["complete"] is True
+
+
 def test_a_subfolder_of_an_indexed_workspace_is_searched_in_its_index(
         sample_repo: Path, index_root: Path) -> None:
     # The workspace's index answers, narrowed to the subfolder's files (vectors and all),
