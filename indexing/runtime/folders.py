@@ -66,6 +66,9 @@ class Folder:
     #: or damage, is told by the store, and its recovery brings the index back): until a
     #: scan succeeds, files it had not reached may be missing.
     scan_failed: str | None = None
+    #: Why this process cannot take the index's writer lease, when no process can either (a
+    #: `writer.lock` that is a directory): written by `Writership`, under its lock.
+    lease_refused: str | None = None
     # Written by the store's watcher (runtime.py), from whichever thread found the trouble.
     repairs: int = 0  # rebuilds of a damaged index in this process
     unwritable: str | None = None  # why writes fail, while they do (the user was told)
@@ -96,9 +99,12 @@ class Folder:
         """Why this folder's index lacks files for good: partial, and not read as the
         checkout of its team index here (`FolderIndex.incomplete`); or written by another
         process with other settings (`FolderIndex.built_elsewhere`: this process writes it
-        with its own, after a scan that answers say is building)."""
+        with its own, after a scan that answers say is building); or written by no process
+        at all (`lease_refused`)."""
         notes = [self.index.incomplete(self.baseline),
-                 None if self.writes else self.index.built_elsewhere(), self._scan_failed()]
+                 None if self.writes else self.index.built_elsewhere(), self._scan_failed(),
+                 None if self.writes or self.lease_refused is None else
+                 f"the index of {self.root} is not kept current: {self.lease_refused}"]
         return "; ".join(n for n in notes if n is not None) or None
 
     def _scan_failed(self) -> str | None:

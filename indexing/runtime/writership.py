@@ -226,8 +226,10 @@ class Writership:
         index_dir = folder.index.index_dir
         lease = self._leases.setdefault(index_dir, WriterLease(index_dir))
         if not lease.try_acquire():
+            folder.lease_refused = lease.refused
             self._tell_refusal(index_dir, lease.refused)
             return False
+        folder.lease_refused = None
         self._refusals.pop(index_dir, None)
         self._runtime.start()
         if self._watch:

@@ -174,10 +174,17 @@ def test_a_lease_that_cannot_be_taken_is_told_once(tree: Path, tmp_path: Path) -
         folder = runtime.add_folder(tree.as_uri(), "ws", tree)
         time.sleep(0.5)
         assert not folder.writes
+        refused = (f"{index_dir / 'writer.lock'} is a directory, not a file, so no process "
+                   "can take the index's writer lock and keep it current; remove it")
         assert told.warned == [
-            f"{index_dir}: this process reads the index but cannot write it: "
-            f"{index_dir / 'writer.lock'} is a directory, not a file, so no process can take "
-            "the index's writer lock and keep it current; remove it"]
+            f"{index_dir}: this process reads the index but cannot write it: {refused}"]
+        # Answers from it are not complete, and say why (as the status does).
+        assert folder.incomplete == f"the index of {tree} is not kept current: {refused}"
+        (index_dir / "writer.lock").rmdir()  # the user removes it: the poller takes over
+        deadline = time.monotonic() + 10
+        while not folder.writes and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert folder.writes and folder.incomplete is None
     finally:
         runtime.stop()
         ship.close()
