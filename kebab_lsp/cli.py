@@ -350,11 +350,7 @@ def _warn_stale(args: argparse.Namespace, result: SearchResult, root: Path,
     from kebab_lsp.freshness import changed_on_disk, stale_warning
 
     cited = [hit.path for hit in result.hits] + [row.path for row in result.files]
-    warning = stale_warning(changed_on_disk(root, cited, store))
-    if warning:
-        result.meta.warnings.append(warning)
-        if args.json:
-            CliListener().warn(warning)
+    _tell(args, result, stale_warning(changed_on_disk(root, cited, store)))
 
 
 def _warn_added(args: argparse.Namespace, result: SearchResult, ws: Workspace) -> None:
@@ -367,9 +363,15 @@ def _warn_added(args: argparse.Namespace, result: SearchResult, ws: Workspace) -
     if since is None or not since.isdigit():  # an index from before it was recorded
         return
     added = added_since(ws.root, int(since), ws.store.file_states, ws.indexer.options)
-    warning = added_warning(added)
-    if warning:
+    if added:
         result.meta.recall["complete"] = False
+    _tell(args, result, added_warning(added))
+
+
+def _tell(args: argparse.Namespace, result: SearchResult, warning: str | None) -> None:
+    """A warning in `meta.warnings`, which the text listing prints on stderr, and on stderr
+    beside `--json` too."""
+    if warning:
         result.meta.warnings.append(warning)
         if args.json:
             CliListener().warn(warning)

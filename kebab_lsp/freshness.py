@@ -66,10 +66,8 @@ def stale_warning(changed: list[str]) -> str | None:
     """What an answer citing the `changed` files says of them, if anything."""
     if not changed:
         return None
-    names = ", ".join(changed[:NAMED]) + (f" and {len(changed) - NAMED} more"
-                                         if len(changed) > NAMED else "")
-    return (f"{len(changed)} cited file(s) changed on disk since they were indexed ({names}); "
-            "run `kebab index` to refresh")
+    return (f"{len(changed)} cited file(s) changed on disk since they were indexed "
+            f"({_named(changed)}); run `kebab index` to refresh")
 
 
 def added_since(root: Path, since_ns: int, indexed: Callable[[], Iterable[str]],
@@ -86,7 +84,6 @@ def added_since(root: Path, since_ns: int, indexed: Callable[[], Iterable[str]],
 
 
 def _changed_after(root: Path, since_ns: int, options: DiscoveryOptions) -> bool:
-    skip = {str(d) for d in options.skip_dirs}
     stack = [str(root)]
     while stack:
         folder = stack.pop()
@@ -95,7 +92,8 @@ def _changed_after(root: Path, since_ns: int, options: DiscoveryOptions) -> bool
                 return True
             with os.scandir(folder) as entries:
                 stack.extend(e.path for e in entries
-                             if e.name not in DEFAULT_SKIP_DIRS and e.path not in skip
+                             if e.name not in DEFAULT_SKIP_DIRS
+                             and not options.skips_text(e.path)
                              and e.is_dir(follow_symlinks=False))
         except OSError:
             continue
@@ -106,7 +104,11 @@ def added_warning(added: list[str]) -> str | None:
     """What an answer says of the files added since the index was built, if any."""
     if not added:
         return None
-    names = ", ".join(added[:NAMED]) + (f" and {len(added) - NAMED} more"
-                                       if len(added) > NAMED else "")
     return (f"{len(added)} file(s) were added since the last index and are not searched "
-            f"({names}); run `kebab index` to include them")
+            f"({_named(added)}); run `kebab index` to include them")
+
+
+def _named(paths: list[str]) -> str:
+    """The first `NAMED` of `paths`, and how many more."""
+    more = len(paths) - NAMED
+    return ", ".join(paths[:NAMED]) + (f" and {more} more" if more > 0 else "")

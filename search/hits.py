@@ -161,9 +161,11 @@ def build_hit(
         end = row.start_col + (utf16_len(lines[0]) if lines else 0)
         span = Span(row.start_line, row.start_col, row.start_line, end)
     if held is not None:
-        row = replace(row, symbol=held[1], symbol_ord=held[0])
-        sym = row.symbol
-    cited = sym.range if held is not None and sym is not None else citation(row)
+        ord_, sym = held
+        row = replace(row, symbol=sym, symbol_ord=ord_)
+        cited = sym.range
+    else:
+        cited = citation(row)
     if focus is not None and (focus.end_line, focus.end_col) > (cited.end_line, cited.end_col):
         # Exact text that runs on past the definition it starts in: the location holds all of
         # it, so the selection (the text) stays inside the range it is a part of.

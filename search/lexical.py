@@ -18,7 +18,6 @@ Contract kept here, whichever store answers:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from indexing.filters import Filters
@@ -29,7 +28,7 @@ from indexing.store import ChunkRow, QuerySyntaxError, SearchStore
 from indexing.store.retrieval import Checkpoint, go_on  # the stores' long reads take it too
 from indexing.text import has_unspaced_words
 from search.held import held_at
-from search.query import ParsedQuery, content_terms, fill_terms
+from search.query import ParsedQuery, content_terms, fill_terms, is_one_name
 from search.types import InvalidQuery
 
 
@@ -132,10 +131,6 @@ def _ranked_fts(
     return LexicalResult(ranked, total, plan)
 
 
-#: A needle that can be a definition's name: an identifier, maybe with a sigil (`#fetch`).
-_NAME = re.compile(r"[#$@]?[A-Za-z_]\w*")
-
-
 def exact(store: SearchStore, needle: str, filters: Filters, limit: int,
           check: Checkpoint = go_on) -> LexicalResult:
     """One hit per file that contains `needle`, cited at its first occurrence, or, when the
@@ -152,20 +147,17 @@ def exact(store: SearchStore, needle: str, filters: Filters, limit: int,
         return _exact_in_kinds(store, needle, filters, limit, check)
     found: list[tuple[int, str, Span]] = []  # (-count, path, where the first one is)
     where = _Needle(needle)
-    defined: dict[str, set[Span]] = {}
-    if _NAME.fullmatch(needle):
+    defined: dict[str, set[Span]] = {}  # path -> where the needle is defined there
+    if is_one_name(needle):
         for path, place in store.definition_places(needle):
             defined.setdefault(path, set()).add(place)
     files = store.files_containing(needle, filters, check)
     for done, (path, _lang, text) in enumerate(files):
         check("exact text, reading files", done, len(files))
         first = text.find(needle)
-        cited = where.span(text, first)
-        at = first
-        while path in defined and at >= 0 and cited not in defined[path]:
-            at = text.find(needle, at + 1)
-            cited = where.span(text, at) if at >= 0 else where.span(text, first)
-        found.append((-text.count(needle), path, cited))
+        found.append((-text.count(needle), path,
+                      _defining(text, needle, first, where, defined.get(path, set()))
+                      or where.span(text, first)))
     found.sort(key=lambda f: (f[0], f[1]))
     ranked: list[RankedChunk] = []
     for neg_count, path, span in found:
@@ -178,6 +170,17 @@ def exact(store: SearchStore, needle: str, filters: Filters, limit: int,
         count = -neg_count
         ranked.append(RankedChunk(chunk, count / (1.0 + count), len(ranked) + 1, span))
     return LexicalResult(ranked, len(found), "exact")
+
+
+def _defining(text: str, needle: str, at: int, where: _Needle, places: set[Span]
+              ) -> Span | None:
+    """The first occurrence of `needle` from `at` on that is one of `places`, or None."""
+    while places and at >= 0:
+        span = where.span(text, at)
+        if span in places:
+            return span
+        at = text.find(needle, at + 1)
+    return None
 
 
 def _exact_in_kinds(store: SearchStore, needle: str, filters: Filters, limit: int,

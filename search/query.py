@@ -309,6 +309,14 @@ def route(parsed: ParsedQuery) -> Intent:
 _PRIVATE_NAME = re.compile(f"#{_NAME}")
 
 
+_ONE_NAME = re.compile(f"#?{_NAME}")
+
+
+def is_one_name(text: str) -> bool:
+    """`text` is one name as code writes a definition's: an identifier or a `#name`."""
+    return _ONE_NAME.fullmatch(text) is not None
+
+
 def private_name(parsed: ParsedQuery) -> str | None:
     """The whole query when it is one `#name`, or None."""
     text = parsed.raw.strip()

@@ -138,8 +138,6 @@ class Writership:
         self._lock = threading.RLock()
         self._leases: dict[Path, WriterLease] = {}  # index dir -> its lease
         self._watchers: dict[Path, Watcher] = {}  # index dir -> the watcher of its root
-        #: index dir -> why its lease was refused, as last told (`WriterLease.refused`)
-        self._refusals: dict[Path, str] = {}
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
 
@@ -226,25 +224,18 @@ class Writership:
         index_dir = folder.index.index_dir
         lease = self._leases.setdefault(index_dir, WriterLease(index_dir))
         if not lease.try_acquire():
+            # Said once, until the reason changes: otherwise this process read the index in
+            # silence, as if another wrote it, and nothing might (a `writer.lock` directory).
+            if lease.refused is not None and lease.refused != folder.lease_refused:
+                self._runtime.listener.warn(f"{index_dir}: this process reads the index but "
+                                            f"cannot write it: {lease.refused}")
             folder.lease_refused = lease.refused
-            self._tell_refusal(index_dir, lease.refused)
             return False
         folder.lease_refused = None
-        self._refusals.pop(index_dir, None)
         self._runtime.start()
         if self._watch:
             self._start_watcher(folder)
         return True
-
-    def _tell_refusal(self, index_dir: Path, refused: str | None) -> None:
-        """Under the lock: say once (until it changes) why this process cannot write an index
-        it was to write; otherwise it read the index in silence, as if another process
-        wrote it, and nothing might (a `writer.lock` that is a directory)."""
-        if refused is None or self._refusals.get(index_dir) == refused:
-            return
-        self._refusals[index_dir] = refused
-        self._runtime.listener.warn(
-            f"{index_dir}: this process reads the index but cannot write it: {refused}")
 
     def _start_watcher(self, folder: Folder) -> None:
         """Under the lock: a watcher of `folder`'s root, unless it has one."""
