@@ -65,6 +65,10 @@ class LanguageRules:
     #: `Symbol.bodiless` (Go's `method_elem`, Java's abstract `method_declaration`, a C
     #: prototype's `declaration`).
     signature_nodes: frozenset[str] = frozenset()
+    #: Definition nodes whose kind holds no members elsewhere that hold them here: the members
+    #: of the object type a TypeScript type alias names (`type Options = { retries: number }`)
+    #: are its own. Not every language's: a C typedef holds the struct it names.
+    container_nodes: frozenset[str] = frozenset()
     #: A line this matches whole is a macro the grammar misreads (Objective-C's
     #: `NS_ASSUME_NONNULL_BEGIN`, an export macro on the line above a declaration): a file
     #: with syntax errors is parsed again without such lines (`indexing.extract.recovery`).
@@ -84,13 +88,14 @@ class LanguageRules:
 
 _LIST_RULES = frozenset(
     {"receiver_nodes", "comment_nodes", "attribute_nodes", "member_parameters",
-     "signature_nodes"}
+     "signature_nodes", "container_nodes"}
 )
 _RULE_TYPES: dict[str, type] = {
     "extends": str, "extractor": str, "doc": str, "doc_comment": str, "doc_node": str,
     "comment_nodes": list, "attribute_nodes": list, "doc_gap": int, "doc_markup": str,
     "package_node": str,
     "receiver_nodes": list, "member_parameters": list, "signature_nodes": list,
+    "container_nodes": list,
     "constructor_named_like_container": bool, "body_sibling": str,
     "merge_clauses": bool, "embedded": str, "macro_lines": str,
 }

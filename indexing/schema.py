@@ -52,7 +52,9 @@ from indexing.text import FTS_TOKENIZER
 #     and TypeScript class fields, TypeScript interface properties and parameter properties,
 #     Dart abstract members, C/C++/Objective-C files parsed again without their macro lines,
 #     JavaScript and TypeScript docs above a member's decorators.
-SCHEMA_VERSION = 18
+# 19: the members of a TypeScript type alias's object type are its properties and methods
+#     (`container_nodes`); a member signature inside the alias has no chunk of its own.
+SCHEMA_VERSION = 19
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for
 #: another version (`indexing.store.carry`): since 8, `embed_cache` holds (model, embedded-text

@@ -393,7 +393,7 @@ def _link(defs: list[Definition], packages: list[tuple[int, str]], rules: Langua
         parts = [p for p in (scope, *d.scope_parts) if p]
         d.qualified = ".".join([*parts, d.name])
         d.child_scope = ".".join([*parts, d.impl_type or d.name]).replace("::", ".")
-        if d.kind in CONTAINER_KINDS:
+        if d.kind in CONTAINER_KINDS or d.node.type in rules.container_nodes:
             stack.append(d)
 
 

@@ -41,14 +41,25 @@
   name: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression)]) @definition.method
 
-; Class fields that hold values, and the properties an interface declares (not those of an
-; object type, `{ q: number }`: in a parameter's type they would hang on the function around
-; it, and a type alias is no container). A field bound to a function is a method (above).
+; Class fields that hold values, and the properties an interface or a type alias's object type
+; declares (`type Options = { retries: number }`), not those of any object type: in a
+; parameter's type they would hang on the function around it. A field bound to a function is
+; a method (above).
 (public_field_definition
   name: [(property_identifier) (private_property_identifier)] @name) @definition.property
 
 (interface_body
   (property_signature name: (property_identifier) @name) @definition.property)
+
+(type_alias_declaration
+  value: [
+    (object_type
+      (property_signature name: (property_identifier) @name) @definition.property)
+    (intersection_type (object_type
+      (property_signature name: (property_identifier) @name) @definition.property))
+    (intersection_type (intersection_type (object_type
+      (property_signature name: (property_identifier) @name) @definition.property)))
+  ])
 
 ; Parameter properties (`constructor(private readonly store: Store)`): a parameter with an
 ; accessibility modifier or `readonly` is a property of the class (typescript.toml's

@@ -55,7 +55,8 @@ def test_astro_frontmatter_is_typescript() -> None:
     text = "---\ntype Props = { sku: string };\nconst { sku } = Astro.props;\n---\n<p>{sku}</p>\n"
     ex = run("src/pages/p.astro", text)
     assert [(s.name, s.kind, s.selection) for s in ex.symbols] == [
-        ("Props", K.TYPE_PARAMETER, Span(1, 5, 1, 10))]
+        ("Props", K.TYPE_PARAMETER, Span(1, 5, 1, 10)),
+        ("sku", K.PROPERTY, Span(1, 15, 1, 18))]
 
 
 MD = """# Usage

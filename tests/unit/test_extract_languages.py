@@ -154,6 +154,7 @@ def test_typescript() -> None:
     ex = run("a.ts", TS)
     assert table(ex) == [
         ("Pair", K.TYPE_PARAMETER, None, "Pair"),
+        ("x", K.PROPERTY, "Pair", "Pair.x"),
         ("Color", K.ENUM, None, "Color"),
         ("Named", K.INTERFACE, None, "Named"),
         ("name", K.METHOD, "Named", "Named.name"),
@@ -173,12 +174,12 @@ def test_typescript() -> None:
     assert by_name(ex, "constructor").selection == Span(8, 2, 8, 13)
     assert spans(ex) == [
         ("definition", 0, 1, 0, "Pair"),
-        ("definition", 2, 2, 1, "Color"),
-        ("definition", 3, 5, 2, "Named"),
-        ("definition", 6, 6, 4, "g"),
-        ("definition", 7, 10, 5, "Base"),
-        ("definition", 11, 11, 8, "h"),
-        ("definition", 12, 14, 9, "NS"),
+        ("definition", 2, 2, 2, "Color"),
+        ("definition", 3, 5, 3, "Named"),
+        ("definition", 6, 6, 5, "g"),
+        ("definition", 7, 10, 6, "Base"),
+        ("definition", 11, 11, 9, "h"),
+        ("definition", 12, 14, 10, "NS"),
     ]
 
 
@@ -192,6 +193,7 @@ def test_tsx() -> None:
     assert table(ex) == [
         ("App", K.FUNCTION, None, "App"),
         ("Props", K.TYPE_PARAMETER, None, "Props"),
+        ("x", K.PROPERTY, "Props", "Props.x"),
     ]
     assert by_name(ex, "App").doc == "Renders."
     assert spans(ex) == [("definition", 0, 1, 0, "App"), ("definition", 2, 2, 1, "Props")]

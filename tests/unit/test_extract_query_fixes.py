@@ -420,6 +420,51 @@ def test_typescript_parameter_properties_are_properties_of_the_class() -> None:
         assert ttl.doc == "How long an entry lives, in ms."
 
 
+# The shape of mobx's `Annotation` and @reduxjs/toolkit's option types (written for this test):
+# the members of the object type a type alias names, alone or in an intersection, belong to
+# it; an object type elsewhere (a parameter's) declares no property.
+TS_TYPE_ALIAS_MEMBERS = """/** How a fetch is made. */
+export type FetchOptions<T> = {
+  /** Where requests go. */
+  baseUrl: string
+  retries?: number
+  prepare(headers: Headers): Headers
+  nested: { inner: number }
+}
+
+export type Props = { value: string } & Base & { onChange(v: string): void; label?: string }
+
+export type Handler = (opts: { quiet: boolean }) => void
+
+export function start(config: { port: number }): void {}
+"""
+
+
+def test_typescript_type_alias_members_belong_to_the_alias() -> None:
+    for path in ("options.ts", "options.tsx"):
+        ex = run(path, TS_TYPE_ALIAS_MEMBERS)
+        assert table(ex) == [
+            ("FetchOptions", K.TYPE_PARAMETER, None, "FetchOptions"),
+            ("baseUrl", K.PROPERTY, "FetchOptions", "FetchOptions.baseUrl"),
+            ("retries", K.PROPERTY, "FetchOptions", "FetchOptions.retries"),
+            ("prepare", K.METHOD, "FetchOptions", "FetchOptions.prepare"),
+            ("nested", K.PROPERTY, "FetchOptions", "FetchOptions.nested"),  # not `inner`
+            ("Props", K.TYPE_PARAMETER, None, "Props"),
+            ("value", K.PROPERTY, "Props", "Props.value"),
+            ("onChange", K.METHOD, "Props", "Props.onChange"),
+            ("label", K.PROPERTY, "Props", "Props.label"),
+            ("Handler", K.TYPE_PARAMETER, None, "Handler"),  # not `quiet`
+            ("start", K.FUNCTION, None, "start"),  # not `port`
+        ], path
+        base_url = by_name(ex, "baseUrl")
+        assert base_url.selection == Span(3, 2, 3, 9)
+        assert base_url.range == Span(3, 2, 3, 17)
+        assert base_url.doc == "Where requests go."
+        assert by_name(ex, "prepare").bodiless
+        # The alias is one chunk: a member signature inside it has none of its own.
+        assert [(c.start_line, c.end_line) for c in ex.chunks if c.start_line <= 7] == [(0, 7)]
+
+
 # The shape of an abstract repository in a Flutter app (written for this test): abstract
 # members are declarations with no body, which no pattern matched.
 DART_ABSTRACT = """abstract class Repository {

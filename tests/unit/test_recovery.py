@@ -36,7 +36,8 @@ def test_definitions_chunks_and_refs_come_back_at_their_places() -> None:
     ex = run("typescript/listeners.ts", text)
     lines = text.split("\n")
     found = {s.name: s for s in ex.symbols}
-    assert list(found) == ["Subscribe", "Payload", "notifyListeners", "MAX_LISTENERS"]
+    assert list(found) == ["Subscribe", "Payload", "event", "value", "notifyListeners",
+                           "MAX_LISTENERS"]
     notify = found["notifyListeners"]
     doc = lines.index("/**")
     start = lines.index("export function notifyListeners<T>(")
