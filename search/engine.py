@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
@@ -210,14 +211,21 @@ class Searcher:
         started = time.perf_counter()
         validate(req)
         try:
-            # Every statement sees one state, whatever a save commits; a cancelled request
-            # stops inside a long statement too.
-            with self.store.reading(should_stop):
+            with self._reading(should_stop):
                 return self._search(req, should_stop, started)
-        except StoreInterrupted as exc:
-            raise Cancelled(str(exc)) from exc
         except (StoreCorrupt, StoreClosed, StoreUnwritable) as exc:
             return self._unanswered(req, exc, started)
+
+    @contextmanager
+    def _reading(self, should_stop: ShouldStop | None) -> Iterator[None]:
+        """One read of the store: every statement sees one state, whatever a save commits,
+        and a cancelled request stops inside a long statement too, as a Cancelled like any
+        other checkpoint's (the server logs where the work stopped)."""
+        try:
+            with self.store.reading(should_stop):
+                yield
+        except StoreInterrupted as exc:
+            raise Cancelled(str(exc)) from exc
 
     def _unanswered(self, req: SearchRequest, exc: Exception, started: float) -> SearchResult:
         meta = Meta(mode=req.mode)
@@ -237,7 +245,7 @@ class Searcher:
         check_terms(parsed)
         meta = Meta(mode=req.mode, intent={"name": intent.name, "rule": intent.rule})
         if intent.name == "usage":
-            return self._usage(req, intent, meta, started)
+            return self._usage(req, intent, meta, started, stop)
         if parsed.shape == "empty":
             meta.warnings.append("the query is empty: nothing to search for")
             plan = "lexical"
@@ -368,19 +376,28 @@ class Searcher:
             return []
 
     def _usage(self, req: SearchRequest, intent: Intent, meta: Meta,
-               started: float) -> SearchResult:
-        return self.usages(usage.usage_name(intent.symbol), req.filters, req.k, meta=meta,
-                           snippet_chars=req.snippet_chars, started=started)
+               started: float, stop: ShouldStop) -> SearchResult:
+        return self._usages(usage.usage_name(intent.symbol), req.filters, req.k, (), stop,
+                            meta, req.snippet_chars, started)
 
     def usages(self, name: str, filters: Filters, k: int, kinds: tuple[str, ...] = (),
-               meta: Meta | None = None, snippet_chars: int = DEFAULT_SNIPPET_CHARS,
-               started: float | None = None) -> SearchResult:
-        """The refs of `name` (`search.usage`), as `kebab/search` and `kebab/references`
-        answer them."""
-        started = time.perf_counter() if started is None else started
-        meta = meta or Meta(mode="auto", intent={"name": "usage", "rule": "references"})
+               should_stop: ShouldStop | None = None) -> SearchResult:
+        """The refs of `name` (`search.usage`), as `kebab/references` answers them, in one
+        read: the refs, their rows and their chunks are of one state of the index. A name in
+        most files has refs in most files, and listing them is one long statement, so a
+        cancelled request stops inside it too, not only between the reads."""
+        started = time.perf_counter()
+        meta = Meta(mode="auto", intent={"name": "usage", "rule": "references"})
+        with self._reading(should_stop):
+            return self._usages(name, filters, k, kinds, should_stop or (lambda: False), meta,
+                                DEFAULT_SNIPPET_CHARS, started)
+
+    def _usages(self, name: str, filters: Filters, k: int, kinds: tuple[str, ...],
+                stop: ShouldStop, meta: Meta, snippet_chars: int,
+                started: float) -> SearchResult:
+        """`usages`, inside a read the caller holds (`kebab/search` asking who calls X)."""
         hits, total = usage.find(self._refs(), str(self.root), name, filters, k, snippet_chars,
-                                 kinds)
+                                 kinds, _checkpoint(stop))
         usage.describe(meta, hits, total)
         self._index_meta(meta, "refs")
         meta.timing = {"total_ms": _ms(started)}

@@ -13,6 +13,7 @@ from __future__ import annotations
 from indexing.filters import Filters
 from indexing.store import ChunkRow, RefKey, RefRow, RefStore
 from indexing.store.refs import KIND_RANK
+from indexing.store.retrieval import Checkpoint, go_on
 from search.handles import file_handle, symbol_handle
 from search.hits import build_hit, chunk_span
 from search.scores import kept
@@ -46,15 +47,26 @@ def order(keys: list[RefKey]) -> list[RefKey]:
 
 
 def find(store: RefStore, root: str, name: str, filters: Filters, k: int,
-         snippet_chars: int, kinds: tuple[str, ...] = ()) -> tuple[list[Hit], int]:
-    """(the first `k` usage hits, how many refs match in all)."""
+         snippet_chars: int, kinds: tuple[str, ...] = (), check: Checkpoint = go_on
+         ) -> tuple[list[Hit], int]:
+    """(the first `k` usage hits, how many refs match in all).
+
+    A common name's refs are listed whole (to count and order them) before the first hit is
+    read, and each read after that is a statement or more per few hundred refs: `check`
+    runs between them, so a request given up on reads no further. (A statement already
+    under way stops by the store's own means: `reading(should_stop)`.)"""
     keys = order(store.ref_keys(name, filters, kinds))
     shown = keys[:k]
+    check("usages, reading the rows of the refs shown", 0, len(shown))
     rows = store.refs_by_rowid([key.rowid for key in shown])
-    found = store.chunks_by_ids(sorted({r.chunk_id for r in rows.values() if r.chunk_id}))
+    chunk_ids = sorted({r.chunk_id for r in rows.values() if r.chunk_id})
+    check("usages, reading the chunks around them", 0, len(chunk_ids))
+    found = store.chunks_by_ids(chunk_ids)
+    check("usages, reading those chunks' texts", 0, len(found))
     chunks = {row.chunk_id: row for row in store.with_texts(list(found.values()))}
     hits = []
-    for key in shown:
+    for done, key in enumerate(shown):
+        check("usages, building hits", done, len(shown))
         row = rows.get(key.rowid)
         chunk = chunks.get(row.chunk_id or "") if row else None
         if row is not None and chunk is not None:

@@ -155,11 +155,9 @@ def references_by_folder(folders: Workspace, req: ReferencesRequest,
     results = []
     for folder in folders:
         if should_stop():
-            raise Cancelled()
-        searcher = folder.searcher
-        with searcher.store.reading():  # the refs, their rows and chunks: one state
-            results.append(searcher.usages(name, req.filters.within(folder.scope), req.k,
-                                           req.kinds))
+            raise Cancelled(f"before the refs in {folder.root}")
+        results.append(folder.searcher.usages(name, req.filters.within(folder.scope), req.k,
+                                              req.kinds, should_stop))
     return results
 
 

@@ -1,10 +1,12 @@
 """A cancelled search stops inside its long loops, not only between stages: exact text over a
 common string reads every file that holds it, and a request given up on must not keep a query
 worker busy to the end (the LSP answers RequestCancelled at once either way, so only the
-work's own stop shows it)."""
+work's own stop shows it). So do the refs of a common name (`kebab/references`,
+textDocument/references, who calls X)."""
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,12 +14,15 @@ import pytest
 
 from indexing.filters import Filters
 from indexing.settings import Settings
-from indexing.store import connection, retrieval
+from indexing.store import StoreInterrupted, connection, retrieval
 from indexing.store.texts import Packed, unpack_text
 from kebab_lsp.workspace import Workspace
 from search import lexical
+from search import workspace_lookups as lookups
 from search.engine import Cancelled
+from search.lookups import ReferencesRequest
 from search.types import SearchRequest
+from search.workspace_lookups import Indexed
 
 FILES = 60
 
@@ -151,3 +156,64 @@ def test_a_search_cancelled_while_the_store_reads_texts_stops_there(
     assert read.calls == 20  # two batches inflated, not all 60
     assert stop.calls == 2
     assert str(caught.value) == f"{where} (20 of {FILES} done)"
+
+
+#: Every file of `shared_name_tree` uses its parameter `value` twice: a name with refs in
+#: every file, as a very common name has.
+COMMON = "value"
+
+
+def refs_of_common(ws: Workspace, stop: StopAt) -> list[str]:
+    """The paths of the hits of `kebab/references` for `COMMON`, as the LSP session asks."""
+    folder = [Indexed(ws.root, ws.store, ws.searcher)]
+    found = lookups.references(folder, ReferencesRequest(name=COMMON, k=50), stop)
+    return [h.path for h in found.hits]
+
+
+def test_references_cancelled_inside_the_statement_listing_them_stop_there(
+        ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Listing the refs of a name in most files is one long statement, read before any
+    checkpoint of the answer's own: SQLite's progress handler stops it midway. A handler
+    asked every 20 steps stands for one asked every `STOP_CHECK_STEPS` in a large tree."""
+    monkeypatch.setattr(connection, "STOP_CHECK_STEPS", 20)
+    assert len(refs_of_common(ws, StopAt(10**9))) == 50
+
+    stop = StopAt(2)  # 1: before the folder; 2: the first time SQLite asks
+    with pytest.raises(Cancelled) as caught:
+        refs_of_common(ws, stop)
+    assert stop.calls == 2
+    interrupted = caught.value.__cause__
+    assert isinstance(interrupted, StoreInterrupted), caught.value
+    # SQLite stopped the statement that lists the refs, while it stepped through its rows.
+    where = [frame.name for frame in traceback.extract_tb(interrupted.__cause__.__traceback__)]
+    assert "ref_keys" in where and "refs_by_rowid" not in where, where
+    assert len(refs_of_common(ws, StopAt(10**9))) == 50  # and nothing of it stayed behind
+
+
+def test_references_cancelled_between_their_reads_stop_there(ws: Workspace) -> None:
+    counted = StopAt(10**9)
+    paths = refs_of_common(ws, counted)
+    chunks = len(set(paths))  # each file is one chunk: one definition
+    assert counted.calls == 1 + 3 + 50  # the folder, three reads, then each hit built
+    stops = {2: "usages, reading the rows of the refs shown (0 of 50 done)",
+             3: f"usages, reading the chunks around them (0 of {chunks} done)",
+             4: f"usages, reading those chunks' texts (0 of {chunks} done)",
+             14: "usages, building hits (9 of 50 done)"}
+    for at, message in stops.items():
+        stop = StopAt(at)
+        with pytest.raises(Cancelled) as caught:
+            refs_of_common(ws, stop)
+        assert (stop.calls, str(caught.value)) == (at, message)
+    assert refs_of_common(ws, StopAt(10**9)) == paths  # one nobody cancels is unchanged
+
+
+def test_a_usage_search_cancelled_between_its_reads_stops_there(ws: Workspace) -> None:
+    """`kebab/search` asking who calls a name answers from the refs too."""
+    req = SearchRequest(f"usages of {COMMON}", k=50)
+    assert ws.searcher.search(req).meta.intent["name"] == "usage"
+    stop = StopAt(1)
+    with pytest.raises(Cancelled) as caught:
+        ws.searcher.search(req, should_stop=stop)
+    assert (stop.calls, str(caught.value)) == (
+        1, "usages, reading the rows of the refs shown (0 of 50 done)")
+

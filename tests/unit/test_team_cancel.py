@@ -11,15 +11,18 @@ from typing import Any
 
 import psycopg
 import pytest
-from test_cancel_in_loops import FILES, StopAt, shared_name_tree
+from test_cancel_in_loops import COMMON, FILES, StopAt, shared_name_tree
 
 from bench.postgres_server import OWNER, PgCluster
 from indexing.postgres import store as pg_store
 from indexing.postgres.team_index import index_repository
 from indexing.settings import Settings
 from kebab_lsp.team import TeamWorkspace
+from search import workspace_lookups as lookups
 from search.engine import Cancelled
+from search.lookups import ReferencesRequest
 from search.types import SearchRequest
+from search.workspace_lookups import Indexed
 
 pytestmark = pytest.mark.postgres
 
@@ -89,3 +92,30 @@ def test_a_team_search_cancelled_while_reading_matches_stops_there(
                                  f"index (20 of {FILES} done)")
     # The read's transaction is over: the store answers the next request.
     assert team.searcher.search(req).meta.total_matches == FILES
+
+
+def test_team_references_cancelled_between_their_reads_stop_there(
+        team: TeamWorkspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The refs of a common name on a team index: a request given up on once they are
+    listed sends none of the statements that read their rows, chunks and texts. (PostgreSQL
+    is not asked to stop a statement under way: `PgStore.reading`.)"""
+    folder = [Indexed(team.root, team.store, team.searcher)]
+    req = ReferencesRequest(name=COMMON, k=50)
+    assert len(lookups.references(folder, req, StopAt(10**9)).hits) == 50
+    sent: list[str] = []
+    execute = team.store.execute
+
+    def recording(query: str, params: Sequence[Any] | None = None) -> psycopg.Cursor[Any]:
+        sent.append(str(query))
+        return execute(query, params)
+
+    monkeypatch.setattr(team.store, "execute", recording)
+    stop = StopAt(2)  # 1: before the folder; 2: once the refs are listed
+    with pytest.raises(Cancelled) as caught:
+        lookups.references(folder, req, stop)
+    assert (stop.calls, str(caught.value)) == (
+        2, "usages, reading the rows of the refs shown (0 of 50 done)")
+    assert any("r.name = %s" in q for q in sent)  # the refs were listed
+    assert not any("r.id = ANY" in q or "kebab.chunks" in q for q in sent), sent
+    # The read's transaction is over: the store answers the next request.
+    assert len(lookups.references(folder, req, StopAt(10**9)).hits) == 50
