@@ -242,7 +242,7 @@ async def search(ls: KebabServer, params: Any = None) -> dict[str, Any]:
         req = parse_request(params, ls.session.settings)
         result = await ls.run_query(lambda stop: ls.session.search(req, stop))
         if req.group:
-            grouped = await ls.run_query(lambda stop: ls.session.group(result))
+            grouped = await ls.run_query(lambda stop: ls.session.group(result, stop))
             return grouped_wire(grouped, result.meta, explain=req.explain)
     return result_wire(result, explain=req.explain)
 

@@ -23,7 +23,7 @@ from indexing.store_choice import InvalidStoreChoice, TeamStore, choose
 from search import workspace_lookups as lookups
 from search.context import Context
 from search.describe import SymbolInfo
-from search.engine import Cancelled, Searcher
+from search.engine import Cancelled, Searcher, checkpoint
 from search.grouping import Grouped, group
 from search.lookups import ContextRequest, ReferencesRequest, SimilarRequest
 from search.merge import NO_FOLDER_OPEN, FolderMatch, merge_results, merge_symbols
@@ -282,10 +282,11 @@ class Session:
                                for m in result.items])
         return merge_symbols(per_folder, limit)
 
-    def group(self, result: SearchResult) -> Grouped:
-        """A search's answer as definitions, files and blocks (`search.grouping`)."""
+    def group(self, result: SearchResult, should_stop: ShouldStop) -> Grouped:
+        """A search's answer as definitions, files and blocks (`search.grouping`), which
+        reads every cited file's text: it stops at the next file once `should_stop` says so."""
         stores = {str(f.cited_root): f.index.store for f in self.folders()}  # as hits cite
-        return group(result.hits, stores.get, result.files)
+        return group(result.hits, stores.get, result.files, checkpoint(should_stop))
 
     # -- lookups by handle, name or place (`search.workspace_lookups`) ----------------------
     # On a team index, over it and the checkout's local index (`search.overlay`).

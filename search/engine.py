@@ -267,7 +267,7 @@ class Searcher:
         if plan in ("lexical", "hybrid"):
             t0 = time.perf_counter()
             lex = lexical.retrieve(self.store, parsed, filters, window,
-                                   fill_below(plan, req.k), _checkpoint(stop))
+                                   fill_below(plan, req.k), checkpoint(stop))
             if lex.total == 0 and parsed.terms and _read_as_code(req, intent, parsed):
                 _check(stop)
                 if len(parsed.terms) > MAX_TERMS:
@@ -289,7 +289,7 @@ class Searcher:
                 plan = "lexical"
                 if lex is None:
                     lex = lexical.retrieve(self.store, parsed, filters, window,
-                                           fill_below(plan, req.k), _checkpoint(stop))
+                                           fill_below(plan, req.k), checkpoint(stop))
         _check(stop)
 
         words = highlight_words(parsed.terms) if parsed.shape in ("terms", "any") else ()
@@ -324,7 +324,7 @@ class Searcher:
         # same words. The second is the same hit, not another match, so it gives way; so does
         # a later piece of a definition the query names, which stands for the definition the
         # first piece shown already did.
-        check = _checkpoint(stop)
+        check = checkpoint(stop)
         while len(hits) < req.k and taken < len(candidates):
             shown = candidates[taken : taken + req.k - len(hits)]
             taken += len(shown)
@@ -397,7 +397,7 @@ class Searcher:
                 started: float) -> SearchResult:
         """`usages`, inside a read the caller holds (`kebab/search` asking who calls X)."""
         hits, total = usage.find(self._refs(), str(self.root), name, filters, k, snippet_chars,
-                                 kinds, _checkpoint(stop))
+                                 kinds, checkpoint(stop))
         usage.describe(meta, hits, total)
         self._index_meta(meta, "refs")
         meta.timing = {"total_ms": _ms(started)}
@@ -441,7 +441,7 @@ class Searcher:
             self._degrade(req, meta, self.vector_error or "vector search is not enabled")
             plan = "lexical"
         return plan, intent, words, lexical.retrieve(self.store, words, req.filters, window,
-                                                     fill_below(plan, req.k), _checkpoint(stop))
+                                                     fill_below(plan, req.k), checkpoint(stop))
 
     def _none_embedded(self, req: SearchRequest, meta: Meta) -> None:
         """An empty vector arm over an index with chunks but no vector yet (embedding has not
@@ -737,9 +737,10 @@ def _check(stop: ShouldStop, where: str = "between stages") -> None:
         raise Cancelled(where)
 
 
-def _checkpoint(stop: ShouldStop) -> lexical.Checkpoint:
-    """`stop` as the lexical loops take it: the Cancelled says how far the loop got, which
-    the server logs (a stop inside a loop, not after it, is what frees the worker)."""
+def checkpoint(stop: ShouldStop) -> lexical.Checkpoint:
+    """`stop` as the long loops take it (lexical, usage, grouping, the store's reads): the
+    Cancelled says how far the loop got, which the server logs (a stop inside a loop, not
+    after it, is what frees the worker)."""
 
     def check(what: str, done: int, total: int) -> None:
         if stop():

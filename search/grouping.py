@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from indexing.records import Symbol
 from indexing.store import FileFacts
+from indexing.store.retrieval import Checkpoint, go_on
 from indexing.top_doc import top_doc
 from search.handles import file_handle, symbol_handle
 from search.hybrid import DEFAULT_K_RRF
@@ -50,14 +51,21 @@ class Grouped:
 
 
 def group(hits: list[Hit], store_of: Callable[[str], FileFacts | None],
-          file_matches: Sequence[FileMatch] = ()) -> Grouped:
+          file_matches: Sequence[FileMatch] = (), check: Checkpoint = go_on) -> Grouped:
+    """`check` runs before each file's facts are read: each is a file's whole text, its
+    definitions and imports, and an answer of a few hundred hits cites as many files, so a
+    request given up on stops at the next file, not after the last."""
     out = Grouped()
     files: dict[tuple[str, str], FileGroup] = {}
+    wanted = {(h.root, h.path) for h in hits} | {(m.root, m.path) for m in file_matches}
+    read: set[tuple[str, str]] = set()
 
     def row_of(root: str, path: str, score: float) -> FileGroup | None:
         """The file's row, made (in order of first sight) when it has none yet."""
         row = files.get((root, path))
-        if row is None:
+        if row is None and (root, path) not in read:
+            check("grouping, reading each file's facts", len(read), len(wanted))
+            read.add((root, path))
             row = _file_group(store_of, root, path, score)
             if row is not None:
                 files[(root, path)] = row

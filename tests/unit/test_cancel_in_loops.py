@@ -2,7 +2,7 @@
 common string reads every file that holds it, and a request given up on must not keep a query
 worker busy to the end (the LSP answers RequestCancelled at once either way, so only the
 work's own stop shows it). So do the refs of a common name (`kebab/references`,
-textDocument/references, who calls X)."""
+textDocument/references, who calls X) and a grouped answer, which reads every cited file."""
 
 from __future__ import annotations
 
@@ -13,13 +13,16 @@ from pathlib import Path
 import pytest
 
 from indexing.filters import Filters
+from indexing.runtime import SilentListener
 from indexing.settings import Settings
 from indexing.store import StoreInterrupted, connection, retrieval
 from indexing.store.texts import Packed, unpack_text
+from kebab_lsp.session import Session
 from kebab_lsp.workspace import Workspace
 from search import lexical
 from search import workspace_lookups as lookups
-from search.engine import Cancelled
+from search.engine import Cancelled, checkpoint
+from search.grouping import group
 from search.lookups import ReferencesRequest
 from search.types import SearchRequest
 from search.workspace_lookups import Indexed
@@ -217,3 +220,44 @@ def test_a_usage_search_cancelled_between_its_reads_stops_there(ws: Workspace) -
     assert (stop.calls, str(caught.value)) == (
         1, "usages, reading the rows of the refs shown (0 of 50 done)")
 
+
+def test_a_grouped_answer_cancelled_while_reading_files_stops_there(ws: Workspace) -> None:
+    """A grouped answer reads each cited file's text, definitions and imports."""
+    hits = ws.searcher.search(SearchRequest('"shared_name_"', mode="lexical", k=50)).hits
+    assert len(group(hits, lambda root: ws.store).files) == 50
+    stop = StopAt(10)
+    with pytest.raises(Cancelled) as caught:
+        group(hits, lambda root: ws.store, (), checkpoint(stop))
+    assert stop.calls == 10
+    assert str(caught.value) == "grouping, reading each file's facts (9 of 50 done)"
+
+
+def test_the_lsp_session_stops_references_and_grouping_at_the_requests_stop(
+        tmp_path: Path) -> None:
+    """What the handlers run on the query pool (`run_query` hands them the request's stop):
+    `kebab/references` and textDocument/references, and a grouped `kebab/search`."""
+    root = shared_name_tree(tmp_path / "repo")
+    session = Session(SilentListener())
+    session.configure({"indexDir": str(tmp_path / "idx"), "workers": 1, "embed": False})
+    try:
+        session.open_folder(root.as_uri(), "repo", root)
+        assert session.runtime.wait_idle(60)
+        never = StopAt(10**9)
+        result = session.search(SearchRequest('"shared_name_"', mode="lexical", k=50), never)
+        assert len(session.group(result, never).files) == 50
+        stop = StopAt(10)
+        with pytest.raises(Cancelled) as caught:
+            session.group(result, stop)
+        assert stop.calls == 10
+        assert str(caught.value) == "grouping, reading each file's facts (9 of 50 done)"
+
+        req = ReferencesRequest(name=COMMON, k=50)
+        assert len(session.references(req, StopAt(10**9)).hits) == 50
+        with pytest.raises(Cancelled) as caught:
+            session.references(req, StopAt(2))
+        assert str(caught.value) == "usages, reading the rows of the refs shown (0 of 50 done)"
+        with pytest.raises(Cancelled):
+            session.references_at(root / "pkg/mod_000.py", 1, 11, True, StopAt(2))
+    finally:
+        session.close()
+        session.writership.close()
