@@ -443,7 +443,7 @@ def _answer(args: argparse.Namespace, req: SearchRequest, result: SearchResult,
         return _print_result(args, result_wire(result, explain=explain))
     from search.grouping import group
 
-    wire = grouped_wire(group(result.hits, lambda root: facts, result.files), result.meta,
+    wire = grouped_wire(group(result.hits, lambda root, path: facts, result.files), result.meta,
                         explain=explain)
     if args.json:
         print(json.dumps(wire, ensure_ascii=False, sort_keys=True))

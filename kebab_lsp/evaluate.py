@@ -113,7 +113,7 @@ def _kebab_files(ws: Workspace, mode: str) -> Callable[[str], list[Citation]]:
     def ranked(text: str) -> list[Citation]:
         result = ws.searcher.search(SearchRequest(text[:MAX_QUERY_CHARS], mode=mode, k=K,
                                                   group=True))
-        files = group(result.hits, lambda _root: ws.store, result.files).files
+        files = group(result.hits, lambda _root, _path: ws.store, result.files).files
         return [(f.path, 0) for f in files]
 
     return ranked

@@ -11,6 +11,7 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -284,9 +285,12 @@ class Session:
 
     def group(self, result: SearchResult, should_stop: ShouldStop) -> Grouped:
         """A search's answer as definitions, files and blocks (`search.grouping`), which
-        reads every cited file's text: it stops at the next file once `should_stop` says so."""
-        stores = {str(f.cited_root): f.index.store for f in self.folders()}  # as hits cite
-        return group(result.hits, stores.get, result.files, checkpoint(should_stop))
+        reads every cited file's text: it stops at the next file once `should_stop` says so.
+        Each file's facts come from the index that answers for it, as the lookups' do: on a
+        team index, the team's for a file unchanged here, the local index's for one changed
+        here, read in the team connection's turn."""
+        return self._lookup(lambda ws: group(result.hits, partial(lookups.store_of, ws),
+                                             result.files, checkpoint(should_stop)))
 
     # -- lookups by handle, name or place (`search.workspace_lookups`) ----------------------
     # On a team index, over it and the checkout's local index (`search.overlay`).

@@ -50,9 +50,13 @@ class Grouped:
     blocks: list[Hit] = field(default_factory=list)
 
 
-def group(hits: list[Hit], store_of: Callable[[str], FileFacts | None],
+def group(hits: list[Hit], store_of: Callable[[str, str], FileFacts | None],
           file_matches: Sequence[FileMatch] = (), check: Checkpoint = go_on) -> Grouped:
-    """`check` runs before each file's facts are read: each is a file's whole text, its
+    """`store_of(root, path)`: the index that answers for a file as hits cite it. Asked per
+    file, not per root: a team index and a checkout's local index split one root
+    (`search.overlay`), and a file's facts must come from the index its hits came from.
+
+    `check` runs before each file's facts are read: each is a file's whole text, its
     definitions and imports, and an answer of a few hundred hits cites as many files, so a
     request given up on stops at the next file, not after the last."""
     out = Grouped()
@@ -94,9 +98,9 @@ def group(hits: list[Hit], store_of: Callable[[str], FileFacts | None],
     return out
 
 
-def _file_group(store_of: Callable[[str], FileFacts | None], root: str, path: str,
+def _file_group(store_of: Callable[[str, str], FileFacts | None], root: str, path: str,
                 score: float) -> FileGroup | None:
-    store = store_of(root)
+    store = store_of(root, path)
     file = store.file_by_path(path) if store is not None else None
     if store is None or file is None:
         return None

@@ -86,6 +86,15 @@ def place(folders: Workspace, path: Path) -> tuple[Indexed, str]:
     raise InvalidQuery(f"{path} is not in an open workspace folder")
 
 
+def store_of(folders: Workspace, root: str, path: str) -> LookupStore | None:
+    """The index that answers for a file as hits cite it (`root` as the hits give it, not
+    resolved), or None: what a grouped answer reads the file's facts from. By root alone,
+    a file of a team index split with the checkout's local index (`search.overlay`) was
+    looked up in the local index, which lacks every file unchanged here."""
+    return next((f.store for f in folders if str(f.root) == root and f.answers_for(path)),
+                None)
+
+
 def resolve_symbol(folder: Indexed, handle: str) -> handles.ResolvedSymbol | None:
     """The definition a handle names in this folder's index, when it answers for its file.
     Call inside `folder.store.reading()`."""

@@ -224,10 +224,10 @@ def test_a_usage_search_cancelled_between_its_reads_stops_there(ws: Workspace) -
 def test_a_grouped_answer_cancelled_while_reading_files_stops_there(ws: Workspace) -> None:
     """A grouped answer reads each cited file's text, definitions and imports."""
     hits = ws.searcher.search(SearchRequest('"shared_name_"', mode="lexical", k=50)).hits
-    assert len(group(hits, lambda root: ws.store).files) == 50
+    assert len(group(hits, lambda root, path: ws.store).files) == 50
     stop = StopAt(10)
     with pytest.raises(Cancelled) as caught:
-        group(hits, lambda root: ws.store, (), checkpoint(stop))
+        group(hits, lambda root, path: ws.store, (), checkpoint(stop))
     assert stop.calls == 10
     assert str(caught.value) == "grouping, reading each file's facts (9 of 50 done)"
 

@@ -56,7 +56,7 @@ def search(ws: Workspace, query: str, mode: str = "vector", group: bool = False
 
 def files_of(ws: Workspace, query: str, mode: str = "vector") -> list[FileGroup]:
     result = search(ws, query, mode, group=True)
-    return group(result.hits, lambda _root: ws.store, result.files).files
+    return group(result.hits, lambda _root, _path: ws.store, result.files).files
 
 
 def file_rows(ws: Workspace) -> dict[str, str]:
@@ -109,7 +109,7 @@ def test_a_chunk_search_without_a_filter_reads_what_the_filtered_one_reads(ws: W
 def test_an_explicit_lexical_search_runs_no_file_channel(ws: Workspace) -> None:
     result = search(ws, "grams", "lexical", group=True)
     assert result.hits and result.files == []
-    files = group(result.hits, lambda _root: ws.store, result.files).files
+    files = group(result.hits, lambda _root, _path: ws.store, result.files).files
     assert [(f.path, f.hit_rank, f.vector_rank, f.fusion_score) for f in files] == [
         ("kitchen/recipe.py", 1, None, None)]
 

@@ -24,12 +24,12 @@ def test_files_are_fused_by_reciprocal_rank(tmp_path: Path) -> None:
         ws.indexer.index()
         result = ws.searcher.search(SearchRequest("needle", mode="lexical", group=True))
         assert [h.path for h in result.hits] == ["a.py", "b.py"]
-        alone = group(result.hits, lambda _root: ws.store)
+        alone = group(result.hits, lambda _root, _path: ws.store)
         assert [(f.path, f.hit_rank, f.fusion_score) for f in alone.files] == [
             ("a.py", 1, None), ("b.py", 2, None)]
         # b: a hit at 2 and the file vector's best; c: the file vector alone, no hit.
         channel = [FileMatch(str(ws.root), "b.py", 0.7, 1), FileMatch(str(ws.root), "c.py", 0.6, 2)]
-        fused = group(result.hits, lambda _root: ws.store, channel).files
+        fused = group(result.hits, lambda _root, _path: ws.store, channel).files
         def rrf(*ranks: int) -> float:
             return kept(sum(1.0 / (DEFAULT_K_RRF + r) for r in ranks))
 

@@ -300,7 +300,7 @@ def test_usages_are_every_ref_of_the_name_calls_first(backend: Backend) -> None:
 
 def test_grouped_answers_show_each_files_facts(backend: Backend) -> None:
     result = backend.search("user", k=50)
-    grouped = group(result.hits, lambda root: backend.store)
+    grouped = group(result.hits, lambda root, path: backend.store)
     files = {f.path: (f.lang, f.doc, f.imports, [s.name for _, s in f.defines], f.hits)
              for f in grouped.files}
     assert files["src/users/store.py"] == (
