@@ -407,8 +407,7 @@ def _search_team(args: argparse.Namespace, team: TeamStore, root: Path,
         paths = list(ws.store.file_states())
         checkout = checkout_root(root, paths)
         if checkout is not None and checkout != root:  # run in a subfolder of the checkout
-            ws.close()
-            ws = TeamWorkspace(team.url, team.repo, settings, checkout, vectors=team.vectors)
+            ws.cite_under(checkout)
             req = _within(req, checkout, paths, root.relative_to(checkout).as_posix())
         return _answer(args, req, ws.searcher.search(req), ws.store)
     except (InvalidQuery, SearchUnavailable) as exc:

@@ -90,9 +90,14 @@ class TeamWorkspace:
                  root: Path | None = None, vectors: Path | None = None) -> None:
         self.settings = settings or Settings()
         self.store = PgStore.open(url, repo)
-        self.root = root or Path("/") / repo
         self.vectors = team_vectors(self.store, vectors, lambda: self.settings)
-        self.searcher = Searcher(self.root, self.store, vectors=self.vectors,
+        self.cite_under(root or Path("/") / repo)
+
+    def cite_under(self, root: Path) -> None:
+        """Cite hits under `root` from now on: the checkout is found from the repository's
+        paths, which are read over this connection, so it is known only once it is open."""
+        self.root = root
+        self.searcher = Searcher(root, self.store, vectors=self.vectors,
                                  status=TeamStatus(self.store), settings=lambda: self.settings)
 
     def close(self) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -448,3 +449,27 @@ def test_readers_keep_a_whole_repository_during_a_rebuild(
     assert summary.changed == before[4]  # every file extracted again
     assert during[0] == (before[0], before[1], True, False, before[4])
     assert answer() == before
+
+
+def test_a_team_search_from_a_subfolder_connects_once(
+        pg_cluster: PgCluster, pg_database: str, sample_repo: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The checkout is found from the repository's paths, read over the connection the search
+    then uses: finding it is no reason to connect again."""
+    from indexing.postgres import store as pg_store
+
+    team = ["--store", pg_cluster.url(pg_database, OWNER), "--repo", "acme/app"]
+    index_repository(sample_repo, team[1], "acme/app", SETTINGS)
+    connections: list[str] = []
+    real = pg_store.connect
+
+    def counted(url: str) -> psycopg.Connection[Any]:
+        connections.append(url)
+        return real(url)
+
+    monkeypatch.setattr(pg_store, "connect", counted)
+    assert main(["search", '"get_user_by_id"', str(sample_repo / "src"), *team,
+                 "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    assert [h["location"]["uri"] for h in hits] == [(sample_repo / "src/users/store.py").as_uri()]
+    assert len(connections) == 1
