@@ -13,7 +13,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -31,6 +31,7 @@ from kebab_lsp import __version__
 # store, the wire conversions or discovery (`kebab mcp`'s initialize is timed).
 
 if TYPE_CHECKING:
+    from indexing.discover import DiscoveryOptions
     from indexing.indexer import IndexSummary
     from indexing.runtime import Folder
     from indexing.runtime.folder_index import FolderIndex
@@ -318,7 +319,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                                     "this answer holds only what it wrote")
     _warn_unapplied(args, ws.index)
     _warn_stale(args, result, ws.root, ws.store)
-    _warn_added(args, result, ws)
+    _warn_added_since_scan(args, result, ws)
     return _answer(args, req, result, ws.store)
 
 
@@ -353,19 +354,31 @@ def _warn_stale(args: argparse.Namespace, result: SearchResult, root: Path,
     _tell(args, result, stale_warning(changed_on_disk(root, cited, store)))
 
 
-def _warn_added(args: argparse.Namespace, result: SearchResult, ws: Workspace) -> None:
-    """Files added since the last complete scan, which no answer can hold: the answer is not
-    complete, and says which (`kebab_lsp.freshness.added_since`)."""
+def _warn_added_since_scan(args: argparse.Namespace, result: SearchResult,
+                           ws: Workspace) -> None:
+    """Files added since the last complete scan (`_warn_added`): this machine's clock timed
+    it, as it times the folders, so a folder unchanged since it needs no discovery."""
     from indexing.runtime.folder_index import SCAN_START_KEY
-    from kebab_lsp.freshness import added_since, added_warning
+    from kebab_lsp.freshness import ADDED_SINCE_INDEX
 
     since = ws.store.meta_value(SCAN_START_KEY)
     if since is None or not since.isdigit():  # an index from before it was recorded
         return
-    added = added_since(ws.root, int(since), ws.store.file_states, ws.indexer.options)
+    _warn_added(args, result, ws.root, int(since), ws.store.file_states, ws.indexer.options,
+                ADDED_SINCE_INDEX)
+
+
+def _warn_added(args: argparse.Namespace, result: SearchResult, root: Path, since_ns: int,
+                indexed: Callable[[], Iterable[str]], options: DiscoveryOptions,
+                says: str) -> None:
+    """Files the index lacks that a scan of `root` would index now, which no answer can
+    hold: the answer is not complete, and says which (`kebab_lsp.freshness.added_since`)."""
+    from kebab_lsp.freshness import added_since, added_warning
+
+    added = added_since(root, since_ns, indexed, options)
     if added:
         result.meta.recall["complete"] = False
-    _tell(args, result, added_warning(added))
+    _tell(args, result, added_warning(added, says))
 
 
 def _tell(args: argparse.Namespace, result: SearchResult, warning: str | None) -> None:
@@ -393,7 +406,11 @@ def _warn_unapplied(args: argparse.Namespace, index: FolderIndex) -> None:
 def _search_team(args: argparse.Namespace, team: TeamStore, root: Path,
                  settings: Settings) -> int:
     """A search of a team index's repository; paths are cited under `root` (the checkout,
-    when the command runs in one)."""
+    when the command runs in one). The team index alone answers: the files of the checkout
+    it lacks are named (`_warn_added`). CI built it from its own tree, whose time says
+    nothing of this checkout's folders, so the whole checkout is compared (since 0)."""
+    from indexing.discover import DiscoveryOptions
+    from kebab_lsp.freshness import NOT_IN_TEAM_INDEX
     from kebab_lsp.team import TeamWorkspace
     from search.request import from_arguments as request_from_flags
     from search.types import InvalidQuery, SearchUnavailable
@@ -409,7 +426,11 @@ def _search_team(args: argparse.Namespace, team: TeamStore, root: Path,
         if checkout is not None and checkout != root:  # run in a subfolder of the checkout
             ws.cite_under(checkout)
             req = _within(req, checkout, paths, root.relative_to(checkout).as_posix())
-        return _answer(args, req, ws.searcher.search(req), ws.store)
+        result = ws.searcher.search(req)
+        if checkout is not None:
+            _warn_added(args, result, checkout, 0, lambda: paths,
+                        DiscoveryOptions.from_settings(settings), NOT_IN_TEAM_INDEX)
+        return _answer(args, req, result, ws.store)
     except (InvalidQuery, SearchUnavailable) as exc:
         print(f"kebab: {exc}", file=sys.stderr)
         return 2

@@ -100,12 +100,20 @@ def _changed_after(root: Path, since_ns: int, options: DiscoveryOptions) -> bool
     return False
 
 
-def added_warning(added: list[str]) -> str | None:
+#: What an answer says of the files a folder's own index lacks ({count}, {named}).
+ADDED_SINCE_INDEX = ("{count} file(s) were added since the last index and are not searched "
+                     "({named}); run `kebab index` to include them")
+#: The same of a checkout searched through a team index, which CI built from its own tree:
+#: a reader cannot add them, and may not be the one who should.
+NOT_IN_TEAM_INDEX = ("{count} file(s) of this checkout are not in the team index and are not "
+                     "searched ({named}): added here, or not indexed there yet")
+
+
+def added_warning(added: list[str], says: str = ADDED_SINCE_INDEX) -> str | None:
     """What an answer says of the files added since the index was built, if any."""
     if not added:
         return None
-    return (f"{len(added)} file(s) were added since the last index and are not searched "
-            f"({_named(added)}); run `kebab index` to include them")
+    return says.format(count=len(added), named=_named(added))
 
 
 def _named(paths: list[str]) -> str:

@@ -451,6 +451,35 @@ def test_readers_keep_a_whole_repository_during_a_rebuild(
     assert answer() == before
 
 
+def test_a_team_search_in_a_checkout_names_the_files_the_team_index_lacks(
+        pg_cluster: PgCluster, pg_database: str, sample_repo: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`kebab search --store` answers from the team index alone: a file added in the checkout
+    (not committed, or not indexed by CI yet) is in no answer, which must not claim to be
+    complete, and says which, as a local index's search does of files added since its scan."""
+    team = ["--store", pg_cluster.url(pg_database, OWNER), "--repo", "acme/app"]
+    index_repository(sample_repo, team[1], "acme/app", SETTINGS)
+    assert main(["search", "frobnicate_widgets", str(sample_repo), *team, "--json"]) == 0
+    wire = json.loads(capsys.readouterr().out)
+    assert wire["meta"]["recall"]["complete"] and wire["meta"]["warnings"] == []
+
+    (sample_repo / "src/new_feature.py").write_text("def frobnicate_widgets():\n    return 1\n")
+    for where in (sample_repo, sample_repo / "src"):  # from a subfolder too
+        assert main(["search", "frobnicate_widgets", str(where), *team, "--json"]) == 0
+        out, err = capsys.readouterr()
+        wire = json.loads(out)
+        Draft202012Validator(SCHEMA).validate(wire)
+        assert wire["hits"] == [] and wire["meta"]["recall"]["complete"] is False
+        said = ("1 file(s) of this checkout are not in the team index and are not searched "
+                "(src/new_feature.py)")
+        assert [w for w in wire["meta"]["warnings"] if w.startswith(said)], wire["meta"]
+        assert said in err
+    # Outside any checkout there is nothing to compare: no warning.
+    assert main(["search", "frobnicate_widgets", str(sample_repo.parent), *team,
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["meta"]["warnings"] == []
+
+
 def test_a_team_search_from_a_subfolder_connects_once(
         pg_cluster: PgCluster, pg_database: str, sample_repo: Path,
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
