@@ -53,7 +53,8 @@ from indexing.text import FTS_TOKENIZER
 #     Dart abstract members, C/C++/Objective-C files parsed again without their macro lines,
 #     JavaScript and TypeScript docs above a member's decorators.
 # 19: the members of a TypeScript type alias's object type are its properties and methods
-#     (`container_nodes`); a member signature inside the alias has no chunk of its own.
+#     (`container_nodes`); a member signature inside the alias has no chunk of its own. A
+#     Python function whose body is `...` alone is bodiless.
 SCHEMA_VERSION = 19
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for

@@ -440,10 +440,21 @@ def to_symbol(src: SourceText, rules: LanguageRules, d: Definition) -> Symbol:
 
 def _bodiless(d: Definition, rules: LanguageRules) -> bool:
     """A body is a `body` field in most grammars, a `function_body` child in Kotlin's, the
-    next sibling in Dart's (`Definition.end_node`)."""
-    return (d.kind in CALLABLE_KINDS and d.node.type in rules.signature_nodes
-            and d.end_node is None and not _has_body(d.node)
-            and not any(c.type == "function_body" for c in d.node.named_children))
+    next sibling in Dart's (`Definition.end_node`). A Python body of `...` alone (after its
+    docstring) is none either: an `@overload` stub, a `Protocol`'s method, a `.pyi`
+    declaration. A decorated definition's body is its definition's."""
+    node = d.node.child_by_field_name("definition") or d.node
+    return (d.kind in CALLABLE_KINDS and node.type in rules.signature_nodes
+            and d.end_node is None and (not _has_body(node) or _only_ellipsis(node))
+            and not any(c.type == "function_body" for c in node.named_children))
+
+
+def _only_ellipsis(node: Node) -> bool:
+    body = node.child_by_field_name("body")
+    said = [s.named_children[0].type
+            if s.type == "expression_statement" and s.named_child_count == 1 else s.type
+            for s in (body.named_children if body else []) if s.type != "comment"]
+    return "ellipsis" in said and all(t in ("ellipsis", "string") for t in said)
 
 
 def _signature(src: SourceText, node: Node, name_node: Node) -> str:

@@ -165,13 +165,37 @@ def test_a_callable_without_a_body_is_bodiless(lang: str) -> None:
     assert got == expected
 
 
-def test_python_definitions_always_have_a_body() -> None:
-    ex = run("proto.py", '''class Reader(Protocol):
+# The shapes of click's `@overload`ed decorators and rich's `Protocol`s (written for this test).
+PY_STUBS = '''class Reader(Protocol):
     def read(self, n: int) -> bytes: ...
 
+    def close(self) -> None:
+        """Closes the stream."""
+        ...
 
-def main() -> None:
+
+@overload
+def command(name: Callable) -> Command: ...
+
+
+def command(name=None):
+    return Command(name)
+
+
+def on_start() -> None:
     pass
-''')
+
+
+def later() -> None:
+    ...  # still to come
+    return None
+'''
+
+
+def test_a_python_function_whose_body_is_an_ellipsis_is_bodiless() -> None:
+    """`...` alone, after a docstring or not, declares what another implements; `pass` is a
+    body that does nothing, and `...` among statements is one of them."""
+    ex = run("proto.py", PY_STUBS)
     assert [(s.name, s.bodiless) for s in ex.symbols] == [
-        ("Reader", False), ("read", False), ("main", False)]
+        ("Reader", False), ("read", True), ("close", True), ("command", True),
+        ("command", False), ("on_start", False), ("later", False)]
