@@ -60,21 +60,17 @@ def group(hits: list[Hit], store_of: Callable[[str, str], FileFacts | None],
     definitions and imports, and an answer of a few hundred hits cites as many files, so a
     request given up on stops at the next file, not after the last."""
     out = Grouped()
-    files: dict[tuple[str, str], FileGroup] = {}
+    files: dict[tuple[str, str], FileGroup | None] = {}  # None: no index holds the file
     wanted = {(h.root, h.path) for h in hits} | {(m.root, m.path) for m in file_matches}
-    read: set[tuple[str, str]] = set()
 
     def row_of(root: str, path: str, score: float) -> FileGroup | None:
-        """The file's row, made (in order of first sight) when it has none yet."""
-        row = files.get((root, path))
-        if row is None and (root, path) not in read:
-            check("grouping, reading each file's facts", len(read), len(wanted))
-            read.add((root, path))
-            row = _file_group(store_of, root, path, score)
+        """The file's row, made (in order of first sight) when its facts were not read yet."""
+        if (root, path) not in files:
+            check("grouping, reading each file's facts", len(files), len(wanted))
+            row = files[(root, path)] = _file_group(store_of, root, path, score)
             if row is not None:
-                files[(root, path)] = row
                 out.files.append(row)
-        return row
+        return files[(root, path)]
 
     for hit in hits:
         (out.definitions if hit.chunk_kind == "definition" else out.blocks).append(hit)
