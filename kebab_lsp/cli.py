@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from indexing.indexer import IndexSummary
     from indexing.runtime import Folder
     from indexing.runtime.folder_index import FolderIndex
-    from indexing.store import FileFacts, Store
+    from indexing.store import FileFacts, FileState
     from kebab_lsp.workspace import Workspace
     from search.types import SearchRequest, SearchResult
 
@@ -318,7 +318,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         result.meta.warnings.append(f"the first index of {root} did not finish ({unfinished}); "
                                     "this answer holds only what it wrote")
     _warn_unapplied(args, ws.index)
-    _warn_stale(args, result, ws.root, ws.store)
+    _warn_stale(args, result, ws.root, ws.store.file_state)
     _warn_added_since_scan(args, result, ws)
     return _answer(args, req, result, ws.store)
 
@@ -344,14 +344,16 @@ def _nobody_writes(index_dir: Path) -> bool:
 
 
 def _warn_stale(args: argparse.Namespace, result: SearchResult, root: Path,
-                store: Store) -> None:
+                state_of: Callable[[str], FileState | None],
+                says: str | None = None) -> None:
     """Files the answer cites that changed on disk since the index read them (nothing rescans
     before a one-shot search): said in `meta.warnings`, which the text listing prints on
     stderr, and on stderr beside `--json` too."""
-    from kebab_lsp.freshness import changed_on_disk, stale_warning
+    from kebab_lsp.freshness import CHANGED_SINCE_INDEX, changed_on_disk, stale_warning
 
     cited = [hit.path for hit in result.hits] + [row.path for row in result.files]
-    _tell(args, result, stale_warning(changed_on_disk(root, cited, store)))
+    _tell(args, result, stale_warning(changed_on_disk(root, cited, state_of),
+                                      says or CHANGED_SINCE_INDEX))
 
 
 def _warn_added_since_scan(args: argparse.Namespace, result: SearchResult,
@@ -408,9 +410,10 @@ def _search_team(args: argparse.Namespace, team: TeamStore, root: Path,
     """A search of a team index's repository; paths are cited under `root` (the checkout,
     when the command runs in one). The team index alone answers: the files of the checkout
     it lacks are named (`_warn_added`). CI built it from its own tree, whose time says
-    nothing of this checkout's folders, so the whole checkout is compared (since 0)."""
+    nothing of this checkout's folders, so the whole checkout is compared (since 0); a cited
+    file edited here (or of another commit) is said too, as its lines may have moved."""
     from indexing.discover import DiscoveryOptions
-    from kebab_lsp.freshness import NOT_IN_TEAM_INDEX
+    from kebab_lsp.freshness import DIFFERS_FROM_TEAM_INDEX, NOT_IN_TEAM_INDEX
     from kebab_lsp.team import TeamWorkspace
     from search.request import from_arguments as request_from_flags
     from search.types import InvalidQuery, SearchUnavailable
@@ -421,13 +424,15 @@ def _search_team(args: argparse.Namespace, team: TeamStore, root: Path,
         if ws.store.stats().files == 0:
             print(f"kebab: repository {team.repo!r} has no indexed files yet", file=sys.stderr)
             return 1
-        paths = list(ws.store.file_states())
+        states = ws.store.file_states()
+        paths = list(states)
         checkout = checkout_root(root, paths)
         if checkout is not None and checkout != root:  # run in a subfolder of the checkout
             ws.cite_under(checkout)
             req = _within(req, checkout, paths, root.relative_to(checkout).as_posix())
         result = ws.searcher.search(req)
         if checkout is not None:
+            _warn_stale(args, result, checkout, states.get, DIFFERS_FROM_TEAM_INDEX)
             _warn_added(args, result, checkout, 0, lambda: paths,
                         DiscoveryOptions.from_settings(settings), NOT_IN_TEAM_INDEX)
         return _answer(args, req, result, ws.store)

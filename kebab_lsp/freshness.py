@@ -17,7 +17,6 @@ import os
 import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Protocol
 
 from indexing.discover import DEFAULT_SKIP_DIRS, DiscoveryOptions
 from indexing.store import FileState
@@ -26,20 +25,18 @@ from indexing.store import FileState
 NAMED = 5
 
 
-class FileStates(Protocol):
-    def file_state(self, path: str) -> FileState | None: ...
-
-
-def changed_on_disk(root: Path, paths: Iterable[str], store: FileStates) -> list[str]:
+def changed_on_disk(root: Path, paths: Iterable[str],
+                    state_of: Callable[[str], FileState | None]) -> list[str]:
     """The `paths` (relative to `root`, as the index keys them) whose file is gone, or differs
-    from what the index recorded of it, in the order given and each once.
+    from what the index recorded of it (`state_of`), in the order given and each once.
 
     The indexer's own rule decides: size and modification time first, then the content hash
     when the time differs or was too recent to record (0, git's "racily clean"). A path the
-    index does not hold is not judged."""
+    index does not hold is not judged. A team index's times are CI's, which never match a
+    checkout's: there the hash decides."""
     changed = []
     for path in dict.fromkeys(paths):
-        state = store.file_state(path)
+        state = state_of(path)
         if state is not None and _differs(root / path, state):
             changed.append(path)
     return changed
@@ -62,12 +59,21 @@ def _differs(full: Path, state: FileState) -> bool:
         return True
 
 
-def stale_warning(changed: list[str]) -> str | None:
+#: What an answer citing files changed since its index read them says ({count}, {named}).
+CHANGED_SINCE_INDEX = ("{count} cited file(s) changed on disk since they were indexed "
+                       "({named}); run `kebab index` to refresh")
+#: The same of a checkout searched through a team index: its cited lines are those of the
+#: tree CI indexed, which this checkout's edits (or another commit) may have moved.
+DIFFERS_FROM_TEAM_INDEX = ("{count} cited file(s) of this checkout differ from what the team "
+                           "index holds ({named}): edited here, or of another commit; the "
+                           "lines cited are the team index's")
+
+
+def stale_warning(changed: list[str], says: str = CHANGED_SINCE_INDEX) -> str | None:
     """What an answer citing the `changed` files says of them, if anything."""
     if not changed:
         return None
-    return (f"{len(changed)} cited file(s) changed on disk since they were indexed "
-            f"({_named(changed)}); run `kebab index` to refresh")
+    return says.format(count=len(changed), named=_named(changed))
 
 
 def added_since(root: Path, since_ns: int, indexed: Callable[[], Iterable[str]],

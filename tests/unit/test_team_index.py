@@ -5,6 +5,7 @@ another way. The behaviour it shares with SQLite is in test_store_backends.py.""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -478,6 +479,36 @@ def test_a_team_search_in_a_checkout_names_the_files_the_team_index_lacks(
     assert main(["search", "frobnicate_widgets", str(sample_repo.parent), *team,
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["meta"]["warnings"] == []
+
+
+def test_a_team_search_in_a_checkout_names_cited_files_edited_there(
+        pg_cluster: PgCluster, pg_database: str, sample_repo: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A hit cites the lines of the tree CI indexed: a cited file this checkout has edited may
+    have moved them, and the answer says which file, as a local search does of a file changed
+    since its scan. CI's file times never match a checkout's, so only the content counts: a
+    file merely touched here is not named."""
+    team = ["--store", pg_cluster.url(pg_database, OWNER), "--repo", "acme/app"]
+    index_repository(sample_repo, team[1], "acme/app", SETTINGS)
+    store_py = sample_repo / "src/users/store.py"
+    os.utime(store_py, (1, 1))  # another time, the same bytes
+    ask = ["search", '"get_user_by_id"', str(sample_repo), *team, "--json"]
+    assert main(ask) == 0
+    wire = json.loads(capsys.readouterr().out)
+    assert "src/users/store.py" in {h["location"]["uri"].split("/repo/")[1]
+                                    for h in wire["hits"]}
+    assert wire["meta"]["warnings"] == []
+
+    store_py.write_text("# moved down a line\n" + store_py.read_text())
+    assert main(ask) == 0
+    out, err = capsys.readouterr()
+    wire = json.loads(out)
+    Draft202012Validator(SCHEMA).validate(wire)
+    said = ("1 cited file(s) of this checkout differ from what the team index holds "
+            "(src/users/store.py)")
+    assert [w for w in wire["meta"]["warnings"] if w.startswith(said)], wire["meta"]
+    assert said in err
+    assert wire["meta"]["recall"]["complete"]  # every file was searched, as CI indexed it
 
 
 def test_a_team_search_from_a_subfolder_connects_once(
