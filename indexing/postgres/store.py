@@ -36,10 +36,11 @@ from psycopg.pq import TransactionStatus
 from indexing.filters import Filters
 from indexing.lexical_query import LexicalQuery
 from indexing.postgres import lexemes, ranking
+from indexing.postgres.cancel import cancelled_when
 from indexing.postgres.schema import DDL, GIN_INDEXES, PG_SCHEMA_VERSION, policies
 from indexing.records import Extraction, Ref, Span, Symbol, chunk_id_for, text_hash
 from indexing.store.catalog import FileState, Stats
-from indexing.store.connection import StoreError
+from indexing.store.connection import StoreError, StoreInterrupted
 from indexing.store.embed_cache import FILE_HEAD_CHARS, EmbeddingSource, FileHead
 from indexing.store.interface import EXTRACTED_BY_KEY, Capabilities
 from indexing.store.refs import FileRow, RefKey, RefRow
@@ -314,16 +315,26 @@ class PgStore:
     @contextmanager
     def reading(self, should_stop: Callable[[], bool] | None = None) -> Iterator[Any]:
         """Several statements that must see one state: one repeatable-read transaction, so a
-        batch committed meanwhile is seen by all of them or none. `should_stop` is not asked
-        inside a statement here (the search's own checkpoints still are): a team search's
-        statements are bounded by the server's plan, not by the query's length."""
+        batch committed meanwhile is seen by all of them or none. With `should_stop`, the
+        statement running when it says so is cancelled on the server (`cancelled_when`), and
+        the read raises StoreInterrupted, as SQLite's does (give it on the outermost read
+        only)."""
         with self._lock:
             if self._conn.info.transaction_status != TransactionStatus.IDLE:
                 yield self._conn  # inside a batch or another read: that one's state
                 return
             with self._conn.transaction():
                 self.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-                yield self._conn
+                if should_stop is None:
+                    yield self._conn
+                    return
+                with cancelled_when(self._conn, should_stop) as watch:
+                    try:
+                        yield self._conn
+                    except TeamStoreError as exc:
+                        if watch.fired:
+                            raise StoreInterrupted(f"stopped inside a statement: {exc}") from exc
+                        raise
 
     @contextmanager
     def batch(self, large: bool = False) -> Iterator[None]:

@@ -5,6 +5,7 @@ file's text before its first check."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from bench.postgres_server import OWNER, PgCluster
 from indexing.postgres import store as pg_store
 from indexing.postgres.team_index import index_repository
 from indexing.settings import Settings
+from indexing.store import StoreInterrupted
 from kebab_lsp.team import TeamWorkspace
 from search import workspace_lookups as lookups
 from search.engine import Cancelled
@@ -119,3 +121,28 @@ def test_team_references_cancelled_between_their_reads_stop_there(
     assert not any("r.id = ANY" in q or "kebab.chunks" in q for q in sent), sent
     # The read's transaction is over: the store answers the next request.
     assert len(lookups.references(folder, req, StopAt(10**9)).hits) == 50
+
+
+def test_a_team_read_cancelled_inside_a_statement_stops_it_on_the_server(
+        team: TeamWorkspace, pg_cluster: PgCluster, pg_database: str) -> None:
+    """A statement gives no callback to ask between its steps, as SQLite's does: the server is
+    sent a cancel request, the read raises StoreInterrupted (a search turns it into
+    Cancelled), the statement is gone from the server, and the connection serves the next
+    read."""
+    stop = threading.Event()
+    timer = threading.Timer(0.3, stop.set)
+    timer.start()
+    with pytest.raises(StoreInterrupted, match="stopped inside a statement"), \
+            team.store.reading(stop.is_set):
+        team.store.execute("SELECT pg_sleep(120)")
+    timer.join()
+    with psycopg.connect(pg_cluster.url(pg_database, OWNER)) as other:
+        running = other.execute("SELECT count(*) FROM pg_stat_activity "
+                                "WHERE query LIKE 'SELECT pg_sleep%%' AND state = 'active'"
+                                ).fetchone()
+    assert running == (0,)
+    with team.store.reading(lambda: False):
+        assert team.store.stats().files == FILES
+    # A read whose caller never gives up is left alone.
+    with team.store.reading(lambda: False):
+        assert team.store.execute("SELECT pg_sleep(0.2), 1").fetchone() == ("", 1)
