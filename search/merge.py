@@ -67,7 +67,7 @@ def merge_results(results: Sequence[SearchResult], k: int, mode: str) -> SearchR
     hits = _distinct((item[3] for item in ranked), _hit_key)[:k]
     meta = merge_meta([r.meta for r in results], len(hits))
     _count_overlaps(results, meta, len(hits))
-    return SearchResult(hits=hits, meta=meta, files=_merge_files(results, k))
+    return SearchResult(hits=hits, meta=meta, files=merge_files(results, k))
 
 
 @functools.lru_cache(maxsize=64)
@@ -151,9 +151,10 @@ def _count_overlaps(results: Sequence[SearchResult], meta: Meta, shown: int) -> 
         bool(r.meta.recall.get("truncated", False)) for r in results)
 
 
-def _merge_files(results: Sequence[SearchResult], k: int) -> list[FileMatch]:
-    """The folders' file channels as one: by similarity (one model, so comparable), ties by
-    folder order and rank, each file once, then ranked again."""
+def merge_files(results: Sequence[SearchResult], k: int) -> list[FileMatch]:
+    """The folders' file channels as one (or a team index's and this checkout's): by
+    similarity (one model, so comparable), ties by folder order and rank, each file once, then
+    ranked again."""
     ranked = sorted(((-m.score, i, m.rank, m) for i, r in enumerate(results) for m in r.files),
                     key=lambda item: item[:3])
     files = _distinct((item[3] for item in ranked), lambda m: (m.root, _place(m.root, m.path)))

@@ -40,7 +40,7 @@ from indexing.store.catalog import FileState
 from search import workspace_lookups as lookups
 from search.engine import Searcher
 from search.lookups import ReferencesRequest, SimilarRequest
-from search.merge import merge_meta, merge_results
+from search.merge import merge_files, merge_meta, merge_results
 from search.scores import kept
 from search.symbols import Answers, MatchResult, SymbolMatcher, match_overlaid
 from search.types import Hit, SearchRequest, SearchResult, SearchUnavailable
@@ -115,7 +115,10 @@ def search(team: Searcher, local: Searcher, changes: Changes, req: SearchRequest
 
 def _rank_merged(from_team: SearchResult, from_local: SearchResult, k: int,
                  rrf_k: int) -> SearchResult:
-    """The two sides' hits by rank (their scores do not compare), counted as both count."""
+    """The two sides' hits by rank (their scores do not compare), counted as both count. Their
+    file channels (a grouped request's) are cosines of one model, as a workspace's folders'
+    are, and merge as those do: each side's own filters already keep the team's stale files
+    out of it."""
     ranked: list[tuple[float, int, int, Hit]] = []
     for side, result in enumerate((from_team, from_local)):
         for rank, hit in enumerate(result.hits, start=1):
@@ -126,7 +129,7 @@ def _rank_merged(from_team: SearchResult, from_local: SearchResult, k: int,
     meta.index = dict(from_team.meta.index)  # the team index answered; the overlay is counted
     meta.score = {**MERGED_SCORE, "sides": {"team": from_team.meta.score.get("kind"),
                                             "local": from_local.meta.score.get("kind")}}
-    return SearchResult(hits=hits, meta=meta, files=[])
+    return SearchResult(hits=hits, meta=meta, files=merge_files([from_team, from_local], k))
 
 
 def references(team: Indexed, local: Indexed, changes: Changes, req: ReferencesRequest,

@@ -257,7 +257,8 @@ def test_the_servers_overlay_answers_by_meaning_without_the_teams_stale_files(
         try:
             local_ids = {s.chunk_id for s in local.store.embedding_sources()
                          if s.path == "src/users/store.py"}
-            return team.search(SearchRequest(QUESTION, mode=mode, k=50), lambda: False), local_ids
+            req = SearchRequest(QUESTION, mode=mode, k=50, group=True)
+            return team.search(req, lambda: False), local_ids
         finally:
             team.close()
             local.close()
@@ -272,6 +273,12 @@ def test_the_servers_overlay_answers_by_meaning_without_the_teams_stale_files(
         assert not shown & (stale - fresh), mode  # the team's version of the edited chunk
         assert fresh - stale <= shown, mode  # this checkout's version of it, by meaning
         assert {h.path for h in result.hits} - {"src/users/store.py"}  # the team answered
+        # The files group's own channel, by file vector, merges both sides: the team's files
+        # (without its copy of store.py) and this checkout's store.py, each once.
+        files = [f.path for f in result.files]
+        assert "src/users/store.py" in files and set(files) - {"src/users/store.py"}, mode
+        assert len(files) == len(set(files)) and [f.rank for f in result.files] == list(
+            range(1, len(files) + 1))
     # The local index has no vectors: its changed files are searched by words, and it says so.
     result, _ = overlay_search(False, "hybrid")
     assert result.meta.score["sides"]["team"] == "rrf_normalized+priors"
