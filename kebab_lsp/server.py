@@ -25,10 +25,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, BinaryIO, TypeVar
 
+from cattrs import Converter
 from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 
 from indexing.runtime import ProgressSink
 from kebab_lsp import __version__
@@ -65,9 +66,25 @@ class KebabProtocol(LanguageServerProtocol):
         return (yield from super().lsp_initialize(params))
 
 
+def strict_converter() -> Converter:
+    """lsprotocol's converter, except that a string field takes a string only: cattrs would
+    make `{"query": 123}` the query "123", `null` the query "None" and a list its repr, and
+    answer those as if asked. A wrong type is the client's mistake, answered with -32602."""
+    converter = default_converter()
+    converter.register_structure_hook(str, _only_str)
+    return converter
+
+
+def _only_str(value: object, _type: type) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, not {type(value).__name__} {value!r:.40}")
+    return value
+
+
 class KebabServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("kebab-lsp", __version__, protocol_cls=KebabProtocol)
+        super().__init__("kebab-lsp", __version__, protocol_cls=KebabProtocol,
+                         converter_factory=strict_converter)
         self.session = Session(LspListener(self))
         self.query_pool = ThreadPoolExecutor(QUERY_WORKERS, thread_name_prefix="kebab-query")
         self.pending_folders: list[types.WorkspaceFolder] = []

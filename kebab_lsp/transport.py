@@ -30,6 +30,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
+from cattrs import transform_error
+from cattrs.errors import BaseValidationError
 from pygls.exceptions import JsonRpcException
 
 logger = logging.getLogger(__name__)
@@ -230,7 +232,7 @@ class Dispatcher:
         except JsonRpcException as exc:
             if is_request:
                 self.reply_error(msg_id, INVALID_PARAMS,
-                                 f"params of {method} do not fit the method: {exc.message}")
+                                 f"params of {method} do not fit the method: {_why(exc)}")
             else:
                 logger.warning("ignored a %s notification whose params do not fit", method)
             return
@@ -279,3 +281,11 @@ async def serve(protocol: Any, stop: threading.Event, stdin: BinaryIO | None = N
     task.result()  # a reader failure is not swallowed
     if dispatcher.exit_code is not None:  # `exit`: LSP's code (0 after shutdown, else 1)
         raise SystemExit(dispatcher.exit_code)
+
+
+def _why(exc: JsonRpcException) -> str:
+    """Which field of the params is wrong, and how, when the converter said (at most three)."""
+    cause = exc.__cause__
+    if isinstance(cause, BaseValidationError):
+        return "; ".join(transform_error(cause, path="$")[:3])
+    return str(exc.message)

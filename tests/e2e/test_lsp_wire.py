@@ -65,6 +65,13 @@ def test_a_hostile_client_gets_errors_and_the_server_keeps_serving(tmp_path: Pat
         assert "the limit is 1,000" in c.answer(22)["error"]["message"]
         c.send(json.loads(request(23, "workspace/symbol", {"query": "get_user"})))
         assert c.answer(23)["result"][0]["name"] == "get_user_by_id"
+        # A string field given another type is the client's mistake, not a query: 123 is not
+        # "123", null not "None", ["get_user"] not its repr (which found get_user_by_id).
+        for n, wrong in enumerate((123, None, ["get_user"], {"q": 1}, True)):
+            c.send(json.loads(request(24 + n, "workspace/symbol", {"query": wrong})))
+            error = c.answer(24 + n)["error"]
+            assert error["code"] == -32602, wrong
+            assert "expected str @ $.params.query" in error["message"], error
 
         c.send(json.loads(request(30, "shutdown")))
         assert c.answer(30)["result"] is None
