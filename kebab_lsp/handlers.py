@@ -260,7 +260,7 @@ async def references(ls: KebabServer, params: Any = None) -> dict[str, Any]:
 async def symbol(ls: KebabServer, params: Any = None) -> dict[str, Any]:
     with _rpc_errors():
         handle = parse_symbol(params)
-        info = await ls.run_query(lambda stop: ls.session.describe_symbol(handle))
+        info = await ls.run_query(lambda stop: ls.session.describe_symbol(handle, stop))
     return symbol_wire(info)
 
 
@@ -268,7 +268,7 @@ async def symbol(ls: KebabServer, params: Any = None) -> dict[str, Any]:
 async def context(ls: KebabServer, params: Any = None) -> dict[str, Any]:
     with _rpc_errors():
         req = parse_context(params)
-        found = await ls.run_query(lambda stop: ls.session.context(req))
+        found = await ls.run_query(lambda stop: ls.session.context(req, stop))
     return context_wire(found)
 
 

@@ -332,11 +332,11 @@ class Session:
         """(root, path, name span) of every definition of `name`."""
         return self._lookup(lambda ws: lookups.definitions(ws, name))
 
-    def describe_symbol(self, handle: str) -> SymbolInfo:
-        return self._lookup(lambda ws: lookups.describe_symbol(ws, handle))
+    def describe_symbol(self, handle: str, should_stop: ShouldStop) -> SymbolInfo:
+        return self._lookup(lambda ws: lookups.describe_symbol(ws, handle, should_stop))
 
-    def context(self, req: ContextRequest) -> Context:
-        return self._lookup(lambda ws: lookups.context(ws, req))
+    def context(self, req: ContextRequest, should_stop: ShouldStop) -> Context:
+        return self._lookup(lambda ws: lookups.context(ws, req, should_stop))
 
     def similar(self, req: SimilarRequest, should_stop: ShouldStop) -> SearchResult:
         team = self._team_overlay()

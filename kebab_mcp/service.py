@@ -344,15 +344,15 @@ class Service:
         req = dataclasses.replace(req, symbol_id=None, place=None, name=name)
         return name, lookups.references(folders, req, should_stop)
 
-    def describe_symbol(self, handle: str) -> SymbolInfo:
+    def describe_symbol(self, handle: str, should_stop: Callable[[], bool]) -> SymbolInfo:
         from search import workspace_lookups as lookups
 
-        return lookups.describe_symbol(self.indexed(), handle)
+        return lookups.describe_symbol(self.indexed(), handle, should_stop)
 
-    def context(self, req: ContextRequest) -> Context:
+    def context(self, req: ContextRequest, should_stop: Callable[[], bool]) -> Context:
         from search import workspace_lookups as lookups
 
-        return lookups.context(self.indexed(), req)
+        return lookups.context(self.indexed(), req, should_stop)
 
     def similar(self, text: str | None, path: str | None, start: int | None,
                 end: int | None, k: int, should_stop: Callable[[], bool]) -> SearchResult:

@@ -1014,7 +1014,7 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
     ) -> Annotated[CallToolResult, SymbolOut]:
         await _ensure_roots(service, ctx)
         handle = _parsed(lambda: parse_symbol({"symbol_id": symbol_id}))
-        info = await _run(lambda stop: service.describe_symbol(handle))
+        info = await _run(lambda stop: service.describe_symbol(handle, stop))
         out = symbol_out(info, root_of(info.root))
         return _answer(out, _render_symbol(out))
 
@@ -1032,7 +1032,7 @@ def register(server: MCPServer, service: Service, debug: bool = False) -> None:
         params = {which: chunk_id if which == "chunk_id" else symbol_id, "before": before,
                   "after": after}
         req = _parsed(lambda: parse_context(params))
-        found = await _run(lambda stop: service.context(req))
+        found = await _run(lambda stop: service.context(req, stop))
         out = context_out(found, root_of(found.root))
         return _answer(out, _render_context(out))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Protocol
 
@@ -216,16 +216,8 @@ class Searcher:
         except (StoreCorrupt, StoreClosed, StoreUnwritable) as exc:
             return self._unanswered(req, exc, started)
 
-    @contextmanager
-    def _reading(self, should_stop: ShouldStop | None) -> Iterator[None]:
-        """One read of the store: every statement sees one state, whatever a save commits,
-        and a cancelled request stops inside a long statement too, as a Cancelled like any
-        other checkpoint's (the server logs where the work stopped)."""
-        try:
-            with self.store.reading(should_stop):
-                yield
-        except StoreInterrupted as exc:
-            raise Cancelled(str(exc)) from exc
+    def _reading(self, should_stop: ShouldStop | None) -> AbstractContextManager[None]:
+        return stoppable_read(self.store, should_stop)
 
     def _unanswered(self, req: SearchRequest, exc: Exception, started: float) -> SearchResult:
         meta = Meta(mode=req.mode)
@@ -735,6 +727,18 @@ def _lift_holders(candidates: list[Candidate], defined: Callable[[str], list[tup
 def _check(stop: ShouldStop, where: str = "between stages") -> None:
     if stop():
         raise Cancelled(where)
+
+
+@contextmanager
+def stoppable_read(store: SearchStore, should_stop: ShouldStop | None) -> Iterator[None]:
+    """One read of a store: every statement sees one state, whatever a save commits, and a
+    cancelled request stops inside a long statement too, as a Cancelled like any other
+    checkpoint's (the server logs where the work stopped)."""
+    try:
+        with store.reading(should_stop):
+            yield
+    except StoreInterrupted as exc:
+        raise Cancelled(str(exc)) from exc
 
 
 def checkpoint(stop: ShouldStop) -> lexical.Checkpoint:

@@ -29,7 +29,7 @@ from indexing.store import ChunkRow, LookupStore
 from search import handles
 from search.context import Context, around
 from search.describe import SymbolInfo, describe
-from search.engine import Cancelled, Searcher
+from search.engine import Cancelled, Searcher, stoppable_read
 from search.lookups import ContextRequest, ReferencesRequest, SimilarRequest
 from search.merge import merge_results
 from search.similar import similar as similar_in
@@ -181,12 +181,20 @@ def definitions(folders: Workspace, name: str) -> list[tuple[str, str, Span]]:
     return out
 
 
-def describe_symbol(folders: Workspace, handle: str) -> SymbolInfo:
+def _go_on() -> bool:
+    return False
+
+
+def describe_symbol(folders: Workspace, handle: str,
+                    should_stop: ShouldStop = _go_on) -> SymbolInfo:
     """A definition's details from its handle (`search.describe`); StaleHandle when no folder
     holds it. Its name's ref counts are its folder's, over every index that answers for part
-    of that folder."""
+    of that folder: a common name's are many rows, so a cancelled request stops between
+    folders and inside a read."""
     for folder in folders:
-        with folder.store.reading():
+        if should_stop():
+            raise Cancelled(f"before looking up a symbol in {folder.root}")
+        with stoppable_read(folder.store, should_stop):
             found = resolve_symbol(folder, handle)
             if found is not None:
                 info = describe(folder.store, str(folder.root), found)
@@ -195,28 +203,34 @@ def describe_symbol(folders: Workspace, handle: str) -> SymbolInfo:
         raise handles.stale("symbol", handle)
     sharing = [f for f in folders if f.root == folder.root]
     if len(sharing) > 1:
-        info.ref_counts = ref_counts(sharing, info.symbol.name)
+        info.ref_counts = ref_counts(sharing, info.symbol.name, should_stop)
     return info
 
 
-def ref_counts(folders: Workspace, name: str) -> dict[str, int]:
+def ref_counts(folders: Workspace, name: str, should_stop: ShouldStop = _go_on
+               ) -> dict[str, int]:
     """How many refs of `name` the folders hold, by kind, each over the paths it answers for."""
     counts: dict[str, int] = {}
     for folder in folders:
-        with folder.store.reading():
+        if should_stop():
+            raise Cancelled(f"before counting the refs of {name} in {folder.root}")
+        with stoppable_read(folder.store, should_stop):
             keys = folder.store.ref_keys(name, Filters().within(folder.scope))
         for key in keys:
             counts[key.kind] = counts.get(key.kind, 0) + 1
     return dict(sorted(counts.items()))
 
 
-def context(folders: Workspace, req: ContextRequest) -> Context:
+def context(folders: Workspace, req: ContextRequest,
+            should_stop: ShouldStop = _go_on) -> Context:
     """The block a chunk or symbol handle names, with `before` and `after` neighbours in its
     file. Raises InvalidQuery (StaleHandle for a stale handle, and a definition with no block
     of its own)."""
     for folder in folders:
+        if should_stop():
+            raise Cancelled(f"before looking up a block in {folder.root}")
         store = folder.store
-        with store.reading():
+        with stoppable_read(store, should_stop):
             if req.chunk_id is not None:
                 chunk = resolve_chunk(folder, req.chunk_id)
             else:

@@ -23,7 +23,7 @@ from search import lexical
 from search import workspace_lookups as lookups
 from search.engine import Cancelled, checkpoint
 from search.grouping import group
-from search.lookups import ReferencesRequest
+from search.lookups import ContextRequest, ReferencesRequest
 from search.types import SearchRequest
 from search.workspace_lookups import Indexed
 
@@ -232,10 +232,11 @@ def test_a_grouped_answer_cancelled_while_reading_files_stops_there(ws: Workspac
     assert str(caught.value) == "grouping, reading each file's facts (9 of 50 done)"
 
 
-def test_the_lsp_session_stops_references_and_grouping_at_the_requests_stop(
+def test_the_lsp_session_stops_references_grouping_and_lookups_at_the_requests_stop(
         tmp_path: Path) -> None:
     """What the handlers run on the query pool (`run_query` hands them the request's stop):
-    `kebab/references` and textDocument/references, and a grouped `kebab/search`."""
+    `kebab/references` and textDocument/references, a grouped `kebab/search`, and the lookups
+    by handle (`kebab/symbol`, `kebab/context`)."""
     root = shared_name_tree(tmp_path / "repo")
     session = Session(SilentListener())
     session.configure({"indexDir": str(tmp_path / "idx"), "workers": 1, "embed": False})
@@ -258,6 +259,16 @@ def test_the_lsp_session_stops_references_and_grouping_at_the_requests_stop(
         assert str(caught.value) == "usages, reading the rows of the refs shown (0 of 50 done)"
         with pytest.raises(Cancelled):
             session.references_at(root / "pkg/mod_000.py", 1, 11, True, StopAt(2))
+
+        hit = result.hits[0]
+        assert hit.symbol_id is not None
+        assert session.describe_symbol(hit.symbol_id, never).path == hit.path
+        assert session.context(ContextRequest(chunk_id=hit.chunk_id), never).target
+        for lookup in (lambda stop: session.describe_symbol(hit.symbol_id, stop),
+                       lambda stop: session.context(ContextRequest(chunk_id=hit.chunk_id),
+                                                    stop)):
+            with pytest.raises(Cancelled, match="^before looking up a"):
+                lookup(StopAt(1))
     finally:
         session.close()
         session.writership.close()
