@@ -49,7 +49,7 @@ def server_latency(corpus: Corpus, index_root: Path, qs: QuerySets, work: Path,
         ready_s, status = wait_ready(client, 600)
         out["warm_start_s"] = ready_s
         out["status"] = {k: status["folders"][0][k] for k in ("files", "symbols", "chunks")}
-        out.update(_idle_queries(client, root, qs, passes))
+        out.update(idle_queries(client, root, qs, passes))
         out["exact"] = exact_vs_rg(client, root, qs.exact, index_root, passes)
         log("didSave latency")
         out["did_save"] = did_save_latency(client, root, qs.edit_files, N_EDITS, passes)
@@ -63,7 +63,7 @@ def server_latency(corpus: Corpus, index_root: Path, qs: QuerySets, work: Path,
     return out
 
 
-def _idle_queries(client: LspClient, root: Path, qs: QuerySets, passes: int) -> dict[str, Any]:
+def idle_queries(client: LspClient, root: Path, qs: QuerySets, passes: int) -> dict[str, Any]:
     symbol_params = [{"query": q.name} for q in qs.names]
     fuzzy_params = [{"query": f} for f in qs.fuzzy]
     search = {mode: [search_params(q, mode) for q in qs.search] for mode in SEARCH_MODES}

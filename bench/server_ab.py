@@ -2,7 +2,7 @@
 slower where a user feels it, idle and while a second folder cold-indexes.
 
 One `make bench` run per commit cannot tell: this host's p95 over a pass moves by a fifth
-from run to run, with the same code. Here the bench's own server steps (`_idle_queries`,
+from run to run, with the same code. Here the bench's own server steps (`idle_queries`,
 `background`) run on each commit in turn, `--rounds` times, each on an index its own code
 built, so a difference must hold in every round to count. `bench.against_commit` times the
 same queries in-process, without the server and the wire.
@@ -29,7 +29,7 @@ from typing import Any
 from bench import corpora
 from bench.config import PASSES, log
 from bench.measure_background import background
-from bench.measure_server import _idle_queries
+from bench.measure_server import idle_queries
 from bench.queries import QuerySets, query_sets
 from bench.server import start_server, wait_ready
 
@@ -58,7 +58,7 @@ def one_run(checkout: Path, index_root: Path, qs: QuerySets, work: Path) -> dict
     client = start_server([corpus.root], run_dir / "index", 1, 0, run_dir / "server.log")
     try:
         wait_ready(client, 3600)
-        return {"checkout": str(checkout), "idle": _idle_queries(client, corpus.root, qs, PASSES),
+        return {"checkout": str(checkout), "idle": idle_queries(client, corpus.root, qs, PASSES),
                 "background": background(client, corpus, qs, run_dir)}
     finally:
         client.close()

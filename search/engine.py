@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
@@ -211,13 +211,10 @@ class Searcher:
         started = time.perf_counter()
         validate(req)
         try:
-            with self._reading(should_stop):
+            with stoppable_read(self.store, should_stop):
                 return self._search(req, should_stop, started)
         except (StoreCorrupt, StoreClosed, StoreUnwritable) as exc:
             return self._unanswered(req, exc, started)
-
-    def _reading(self, should_stop: ShouldStop | None) -> AbstractContextManager[None]:
-        return stoppable_read(self.store, should_stop)
 
     def _unanswered(self, req: SearchRequest, exc: Exception, started: float) -> SearchResult:
         meta = Meta(mode=req.mode)
@@ -261,14 +258,14 @@ class Searcher:
             lex = lexical.retrieve(self.store, parsed, filters, window,
                                    fill_below(plan, req.k), checkpoint(stop))
             if lex.total == 0 and parsed.terms and _read_as_code(req, intent, parsed):
-                _check(stop)
+                check_stop(stop)
                 if len(parsed.terms) > MAX_TERMS:
                     meta.warnings.append("no file holds the query as exact text; "
                                          + too_many_terms(len(parsed.terms)))
                 else:
                     plan, intent, parsed, lex = self._as_words(req, parsed, meta, window, stop)
             timing["lexical_ms"] = _ms(t0)
-        _check(stop)
+        check_stop(stop)
         vec: vector.VectorResult | None = None
         whole = _reads_whole(intent, parsed, asks)  # as the query reads now: code may be words
         if plan in ("vector", "hybrid"):
@@ -282,7 +279,7 @@ class Searcher:
                 if lex is None:
                     lex = lexical.retrieve(self.store, parsed, filters, window,
                                            fill_below(plan, req.k), checkpoint(stop))
-        _check(stop)
+        check_stop(stop)
 
         words = highlight_words(parsed.terms) if parsed.shape in ("terms", "any") else ()
         if parsed.is_exact:
@@ -293,7 +290,7 @@ class Searcher:
             # The window held fewer definitions than were asked for (a long one has many
             # chunks): the vector arm reads on. The store's order is total, so the arm's
             # ranks so far stay; it only appends.
-            _check(stop)
+            check_stop(stop)
             window *= 2
             t0 = time.perf_counter()
             wider = self._vector_arm(req, parsed.text, filters, window, meta, whole)
@@ -380,7 +377,7 @@ class Searcher:
         cancelled request stops inside it too, not only between the reads."""
         started = time.perf_counter()
         meta = Meta(mode="auto", intent={"name": "usage", "rule": "references"})
-        with self._reading(should_stop):
+        with stoppable_read(self.store, should_stop):
             return self._usages(name, filters, k, kinds, should_stop or (lambda: False), meta,
                                 DEFAULT_SNIPPET_CHARS, started)
 
@@ -724,7 +721,8 @@ def _lift_holders(candidates: list[Candidate], defined: Callable[[str], list[tup
                 cand.focus = min(held, key=lambda p: (p.start_line, p.start_col))
 
 
-def _check(stop: ShouldStop, where: str = "between stages") -> None:
+def check_stop(stop: ShouldStop, where: str = "between stages") -> None:
+    """A Cancelled saying `where`, once `stop` says so: between stages, folders or reads."""
     if stop():
         raise Cancelled(where)
 

@@ -29,7 +29,7 @@ from indexing.store import ChunkRow, LookupStore
 from search import handles
 from search.context import Context, around
 from search.describe import SymbolInfo, describe
-from search.engine import Cancelled, Searcher, stoppable_read
+from search.engine import Cancelled, Searcher, check_stop, stoppable_read
 from search.lookups import ContextRequest, ReferencesRequest, SimilarRequest
 from search.merge import merge_results
 from search.similar import similar as similar_in
@@ -163,8 +163,7 @@ def references_by_folder(folders: Workspace, req: ReferencesRequest,
     name = usage_target(folders, req)
     results = []
     for folder in folders:
-        if should_stop():
-            raise Cancelled(f"before the refs in {folder.root}")
+        check_stop(should_stop, f"before the refs in {folder.root}")
         results.append(folder.searcher.usages(name, req.filters.within(folder.scope), req.k,
                                               req.kinds, should_stop))
     return results
@@ -192,8 +191,7 @@ def describe_symbol(folders: Workspace, handle: str,
     of that folder: a common name's are many rows, so a cancelled request stops between
     folders and inside a read."""
     for folder in folders:
-        if should_stop():
-            raise Cancelled(f"before looking up a symbol in {folder.root}")
+        check_stop(should_stop, f"before looking up a symbol in {folder.root}")
         with stoppable_read(folder.store, should_stop):
             found = resolve_symbol(folder, handle)
             if found is not None:
@@ -212,8 +210,7 @@ def ref_counts(folders: Workspace, name: str, should_stop: ShouldStop = _go_on
     """How many refs of `name` the folders hold, by kind, each over the paths it answers for."""
     counts: dict[str, int] = {}
     for folder in folders:
-        if should_stop():
-            raise Cancelled(f"before counting the refs of {name} in {folder.root}")
+        check_stop(should_stop, f"before counting the refs of {name} in {folder.root}")
         with stoppable_read(folder.store, should_stop):
             keys = folder.store.ref_keys(name, Filters().within(folder.scope))
         for key in keys:
@@ -227,8 +224,7 @@ def context(folders: Workspace, req: ContextRequest,
     file. Raises InvalidQuery (StaleHandle for a stale handle, and a definition with no block
     of its own)."""
     for folder in folders:
-        if should_stop():
-            raise Cancelled(f"before looking up a block in {folder.root}")
+        check_stop(should_stop, f"before looking up a block in {folder.root}")
         store = folder.store
         with stoppable_read(store, should_stop):
             if req.chunk_id is not None:
