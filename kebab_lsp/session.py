@@ -326,11 +326,11 @@ class Session:
             return []
         found = self.references(ReferencesRequest(name=name, k=MAX_K), should_stop)
         refs = [(h.root, h.path, h.span) for h in found.hits]
-        return [*self.definitions(name), *refs] if declaration else refs
+        return [*self.definitions(name, should_stop), *refs] if declaration else refs
 
-    def definitions(self, name: str) -> list[tuple[str, str, Span]]:
+    def definitions(self, name: str, should_stop: ShouldStop) -> list[tuple[str, str, Span]]:
         """(root, path, name span) of every definition of `name`."""
-        return self._lookup(lambda ws: lookups.definitions(ws, name))
+        return self._lookup(lambda ws: lookups.definitions(ws, name, should_stop))
 
     def describe_symbol(self, handle: str, should_stop: ShouldStop) -> SymbolInfo:
         return self._lookup(lambda ws: lookups.describe_symbol(ws, handle, should_stop))

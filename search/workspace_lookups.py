@@ -29,7 +29,7 @@ from indexing.store import ChunkRow, LookupStore
 from search import handles
 from search.context import Context, around
 from search.describe import SymbolInfo, describe
-from search.engine import Cancelled, Searcher, check_stop, stoppable_read
+from search.engine import Searcher, check_stop, stoppable_read
 from search.lookups import ContextRequest, ReferencesRequest, SimilarRequest
 from search.merge import merge_results
 from search.similar import similar as similar_in
@@ -169,19 +169,22 @@ def references_by_folder(folders: Workspace, req: ReferencesRequest,
     return results
 
 
-def definitions(folders: Workspace, name: str) -> list[tuple[str, str, Span]]:
-    """(root, path, name span) of every definition of `name`."""
+def _go_on() -> bool:
+    return False
+
+
+def definitions(folders: Workspace, name: str, should_stop: ShouldStop = _go_on
+                ) -> list[tuple[str, str, Span]]:
+    """(root, path, name span) of every definition of `name`: after its refs, for
+    textDocument/references, so a request cancelled meanwhile stops here too."""
     out: list[tuple[str, str, Span]] = []
     for folder in folders:
-        with folder.store.reading():
+        check_stop(should_stop, f"before the definitions of {name} in {folder.root}")
+        with stoppable_read(folder.store, should_stop):
             out.extend((str(folder.root), path, sym.selection)
                        for path, sym in folder.store.definitions_named(name)
                        if folder.answers_for(path))
     return out
-
-
-def _go_on() -> bool:
-    return False
 
 
 def describe_symbol(folders: Workspace, handle: str,
@@ -265,8 +268,7 @@ def similar_by_folder(folders: Workspace, req: SimilarRequest,
         raise InvalidQuery("no code to find more of: the text (or the range) is blank")
     results = []
     for folder in folders:
-        if should_stop():
-            raise Cancelled()
+        check_stop(should_stop, f"before finding similar code in {folder.root}")
         results.append(similar_in(folder.searcher, text, req.k, req.filters.within(folder.scope),
                                   exclude if folder is owner else None, should_stop))
     return results

@@ -23,7 +23,7 @@ from search import lexical
 from search import workspace_lookups as lookups
 from search.engine import Cancelled, checkpoint
 from search.grouping import group
-from search.lookups import ContextRequest, ReferencesRequest
+from search.lookups import ContextRequest, ReferencesRequest, SimilarRequest
 from search.types import SearchRequest
 from search.workspace_lookups import Indexed
 
@@ -235,8 +235,9 @@ def test_a_grouped_answer_cancelled_while_reading_files_stops_there(ws: Workspac
 def test_the_lsp_session_stops_references_grouping_and_lookups_at_the_requests_stop(
         tmp_path: Path) -> None:
     """What the handlers run on the query pool (`run_query` hands them the request's stop):
-    `kebab/references` and textDocument/references, a grouped `kebab/search`, and the lookups
-    by handle (`kebab/symbol`, `kebab/context`)."""
+    `kebab/references` and textDocument/references (its definitions too), a grouped
+    `kebab/search`, `kebab/similar`, and the lookups by handle (`kebab/symbol`,
+    `kebab/context`)."""
     root = shared_name_tree(tmp_path / "repo")
     session = Session(SilentListener())
     session.configure({"indexDir": str(tmp_path / "idx"), "workers": 1, "embed": False})
@@ -259,6 +260,15 @@ def test_the_lsp_session_stops_references_grouping_and_lookups_at_the_requests_s
         assert str(caught.value) == "usages, reading the rows of the refs shown (0 of 50 done)"
         with pytest.raises(Cancelled):
             session.references_at(root / "pkg/mod_000.py", 1, 11, True, StopAt(2))
+        # With the declaration asked for, the definitions are read after the refs: a request
+        # cancelled once the refs are in stops there, not after.
+        refs_only = StopAt(10**9)
+        session.references_at(root / "pkg/mod_000.py", 1, 11, False, refs_only)
+        with pytest.raises(Cancelled, match="^before the definitions of value in "):
+            session.references_at(root / "pkg/mod_000.py", 1, 11, True,
+                                  StopAt(refs_only.calls + 1))
+        with pytest.raises(Cancelled, match="^before finding similar code in "):
+            session.similar(SimilarRequest(text="return value + 1"), StopAt(1))
 
         hit = result.hits[0]
         assert hit.symbol_id is not None
