@@ -179,14 +179,7 @@ def merge_meta(metas: Sequence[Meta], shown: int) -> Meta:
     kinds = {m.score.get("kind") for m in metas}
     meta.score = dict(first.score) if len(kinds) == 1 else {
         "kind": "mixed", "direction": "higher_is_better"}
-    meta.index = {
-        **first.index,
-        "files": sum(int(m.index.get("files", 0) or 0) for m in metas),
-        # A change counter, not a version of any one index: it moves when any folder's does.
-        "lexical_version": sum(int(m.index.get("lexical_version", 0) or 0) for m in metas),
-        "building": any(bool(m.index.get("building", False)) for m in metas),
-        "folders": len(metas),
-    }
+    meta.index = _merge_index([m.index for m in metas])
     plans = list(dict.fromkeys(m.query_plan for m in metas if m.query_plan))
     meta.query_plan = " | ".join(plans)
     meta.warnings = filter_notes.in_every_folder([m.warnings for m in metas])
@@ -196,6 +189,36 @@ def merge_meta(metas: Sequence[Meta], shown: int) -> Meta:
             timing[key] = round(timing.get(key, 0.0) + value, 3)
     meta.timing = timing
     return meta
+
+
+def _merge_index(parts: Sequence[dict[str, object]]) -> dict[str, object]:
+    """The folders' index facts as one: counts summed, so no folder's figure stands for the
+    whole (the first folder's `embedded` would call a half-embedded workspace complete).
+    Without every folder's `embedded` the whole's is unknown, and left out. Versions become
+    change counters that move when any folder's does; the vector store's
+    synced version is summed only when every folder has one, so it equals the lexical sum
+    exactly when every folder's vectors are in step (each is at most its own)."""
+    def total(key: str, only_if_all: bool = False) -> int | None:
+        values = [v for v in (p.get(key) for p in parts) if isinstance(v, int)]
+        if not values or (only_if_all and len(values) < len(parts)):
+            return None
+        return sum(values)
+
+    merged: dict[str, object] = {
+        **{k: v for k, v in parts[0].items() if k != "embedded"},
+        "files": total("files") or 0,
+        "lexical_version": total("lexical_version") or 0,
+        "vector_version": total("vector_version"),
+        "building": any(bool(p.get("building", False)) for p in parts),
+        "folders": len(parts),
+    }
+    if any("vector_lexical_version" in p for p in parts):
+        merged["vector_lexical_version"] = total("vector_lexical_version", only_if_all=True)
+    embedded = [e for e in (p.get("embedded") for p in parts) if isinstance(e, dict)]
+    if embedded and len(embedded) == len(parts):  # else unknown: the warnings say which
+        merged["embedded"] = {key: sum(int(e.get(key, 0) or 0) for e in embedded)
+                              for key in ("vectors", "total")}
+    return merged
 
 
 @dataclass(frozen=True, slots=True)

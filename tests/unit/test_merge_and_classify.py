@@ -63,6 +63,27 @@ def test_merged_meta_never_claims_more_than_every_part() -> None:
     assert meta.timing == {"total_ms": 2.0}
 
 
+def test_merged_index_facts_are_the_whole_workspaces_not_the_first_folders() -> None:
+    """A client shows "x% embedded" from `meta.index.embedded`: the first folder's figure
+    would call a workspace whose second folder is half embedded complete."""
+    a = result([hit("a1", 0.9)], 1, files=2)
+    b = result([hit("b1", 0.8)], 1, files=3)
+    a.meta.index.update(vector_version=4, vector_lexical_version=3,
+                        embedded={"vectors": 10, "total": 10})
+    b.meta.index.update(vector_version=2, vector_lexical_version=1,
+                        embedded={"vectors": 5, "total": 20})
+    index = merge_results([a, b], 10, "hybrid").meta.index
+    assert index == {"schema_version": 1, "lexical_version": 6, "files": 5, "building": False,
+                     "folders": 2, "vector_version": 6, "vector_lexical_version": 4,
+                     "embedded": {"vectors": 15, "total": 30}}
+    # A folder without vectors: how much of the whole is embedded, or in step, is unknown.
+    del b.meta.index["embedded"]
+    b.meta.index.update(vector_version=None, vector_lexical_version=None)
+    index = merge_results([a, b], 10, "hybrid").meta.index
+    assert "embedded" not in index
+    assert (index["vector_version"], index["vector_lexical_version"]) == (4, None)
+
+
 def test_no_folder_is_an_answer_that_says_why() -> None:
     empty = merge_results([], 5, "auto")
     assert empty.hits == [] and "no workspace folder" in empty.meta.warnings[0]
