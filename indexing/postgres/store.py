@@ -21,6 +21,7 @@ Why the shape:
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import threading
 import time
@@ -31,6 +32,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import TransactionStatus
 
 from indexing.filters import Filters
@@ -92,9 +94,20 @@ class TeamStoreBusy(TeamStoreError):
     """Another `kebab index` is writing this repository."""
 
 
+#: Seconds to wait for the team's server when the URL (`connect_timeout`) and the environment
+#: (`PGCONNECT_TIMEOUT`) say nothing. libpq's own default is to wait for ever: a laptop off
+#: the VPN whose packets to the database are dropped waited out the kernel's TCP retries
+#: (about two minutes) in every request, and one that reached a port that accepts but never
+#: answers waited for good.
+CONNECT_TIMEOUT_S = 5
+
+
 def connect(url: str) -> psycopg.Connection[Any]:
     try:
-        return psycopg.connect(url, autocommit=True)
+        given = "connect_timeout" in conninfo_to_dict(url) or os.environ.get("PGCONNECT_TIMEOUT")
+        if given:
+            return psycopg.connect(url, autocommit=True)
+        return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
     except psycopg.Error as exc:
         raise TeamStoreError(f"cannot connect to the team index at {safe_url(url)}: "
                              f"{str(exc).strip()}") from exc

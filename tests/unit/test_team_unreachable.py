@@ -1,0 +1,132 @@
+"""A team index whose server does not answer: a request fails in seconds, saying why, and the
+next ones within `TEAM_RETRY_S` fail at once instead of waiting again. The servers here are
+plain sockets on this machine: one that accepts and never speaks (libpq, left to itself, waits
+on it for good), and one that hangs up at once, counting the attempts."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from indexing.postgres import store as pg_store
+from indexing.postgres.store import PgStore, TeamStoreError
+from indexing.runtime import SilentListener
+from kebab_lsp import session as session_module
+from kebab_lsp.session import Session
+from search.types import SearchRequest, SearchUnavailable
+
+
+@pytest.fixture
+def silent_port() -> Iterator[int]:
+    """A port whose connections the kernel completes and nobody ever answers."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        yield listener.getsockname()[1]
+
+
+def test_a_server_that_never_answers_fails_after_the_connect_timeout(
+        silent_port: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a timeout of ours this waits until pytest's own (120 s) fails it."""
+    monkeypatch.delenv("PGCONNECT_TIMEOUT", raising=False)
+    monkeypatch.setattr(pg_store, "CONNECT_TIMEOUT_S", 2)
+    with pytest.raises(TeamStoreError, match="^cannot connect to the team index at .*timeout"):
+        PgStore.open(f"postgresql://ci@127.0.0.1:{silent_port}/code", "app")
+
+
+def test_a_timeout_the_url_or_the_environment_sets_is_obeyed(
+        silent_port: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ours would wait an hour here: the user's two seconds are what end the wait."""
+    monkeypatch.setattr(pg_store, "CONNECT_TIMEOUT_S", 3600)
+    url = f"postgresql://ci@127.0.0.1:{silent_port}/code"
+    monkeypatch.delenv("PGCONNECT_TIMEOUT", raising=False)
+    with pytest.raises(TeamStoreError, match="timeout"):
+        PgStore.open(f"{url}?connect_timeout=2", "app")
+    monkeypatch.setenv("PGCONNECT_TIMEOUT", "2")
+    with pytest.raises(TeamStoreError, match="timeout"):
+        PgStore.open(url, "app")
+
+
+class HangingUp:
+    """A server that closes every connection as soon as it accepts it, counting them."""
+
+    def __init__(self) -> None:
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.port = self.listener.getsockname()[1]
+        self.accepted = 0
+        self._thread = threading.Thread(target=self._serve, name="test-hanging-up", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:  # closed: the test is over
+                return
+            self.accepted += 1
+            conn.close()
+
+    def close(self) -> None:
+        self.listener.close()
+        self._thread.join(5)
+
+
+def test_requests_after_a_failed_open_fail_at_once_until_the_retry_is_due(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = HangingUp()
+    root = tmp_path / "checkout"
+    root.mkdir()
+    (root / "app.py").write_text("def handler():\n    return 1\n")
+    session = Session(SilentListener())
+    try:
+        session.configure({"indexDir": str(tmp_path / "idx"), "workers": 1, "embed": False,
+                           "store": f"postgresql://ci@127.0.0.1:{server.port}/code",
+                           "repo": "acme/app"})
+        session.open_folder(root.as_uri(), "checkout", root)
+        failed = session.prepare_team()
+        assert failed is not None and failed.startswith("cannot connect to the team index at ")
+        attempts = server.accepted
+        assert attempts >= 1
+
+        # Within the retry delay: the same error at once, saying when it is tried again.
+        request = SearchRequest("handler", mode="lexical")
+        for ask in (lambda: session.search(request, lambda: False),
+                    lambda: session.symbols("handler", lambda: False)):
+            with pytest.raises(SearchUnavailable) as caught:
+                ask()
+            message = str(caught.value)
+            assert message.startswith(failed) and message.endswith(" s)"), message
+            assert "(trying again in " in message
+        assert server.accepted == attempts
+
+        # Once it is due, the next request tries again.
+        monkeypatch.setattr(session_module, "TEAM_RETRY_S", 0.0)
+        with pytest.raises(SearchUnavailable) as caught:
+            session.search(request, lambda: False)
+        assert "trying again" not in str(caught.value)
+        assert server.accepted > attempts
+
+        # A change of store is tried at once, whatever the delay: even back to the one that
+        # failed (the user may have just fixed what was wrong).
+        monkeypatch.setattr(session_module, "TEAM_RETRY_S", 3600.0)
+        local = {"indexDir": str(tmp_path / "idx"), "workers": 1, "embed": False}
+        session.configure(local)
+        assert session.prepare_team() is None
+        attempts = server.accepted
+        session.configure({**local, "store": f"postgresql://ci@127.0.0.1:{server.port}/code",
+                           "repo": "acme/app"})
+        again = session.prepare_team()
+        assert again is not None and "trying again" not in again
+        assert server.accepted > attempts
+        with pytest.raises(SearchUnavailable, match=r"\(trying again in \d+ s\)$"):
+            session.search(request, lambda: False)
+    finally:
+        session.close()
+        session.writership.close()
+        server.close()
