@@ -6,10 +6,8 @@ translate; nothing here knows a protocol type.
 
 from __future__ import annotations
 
-import math
 import os
 import threading
-import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +21,7 @@ from indexing.runtime.writership import Writership
 from indexing.settings import Settings, parse
 from indexing.store import StoreClosed, StoreCorrupt, StoreUnwritable
 from indexing.store_choice import InvalidStoreChoice, TeamStore, choose
+from kebab_lsp.team_retry import RetryLater
 from search import workspace_lookups as lookups
 from search.context import Context
 from search.describe import SymbolInfo
@@ -60,11 +59,6 @@ class _View:
     searcher: Searcher
     symbols: SymbolIndex
 
-#: After a team index could not be opened, requests say so at once for this long before it
-#: is tried again: an attempt may wait `CONNECT_TIMEOUT_S` for a server that does not answer,
-#: and workspace/symbol asks on every keystroke. A change of `store` or `repo` tries at once.
-TEAM_RETRY_S = 30.0
-
 
 class Session:
     def __init__(self, listener: Listener) -> None:
@@ -79,8 +73,8 @@ class Session:
         self.editor_reports_changes: bool | None = None
         self._views: weakref.WeakKeyDictionary[Folder, _View] = weakref.WeakKeyDictionary()
         self._team: tuple[TeamStore, Folder, TeamOverlay] | None = None
-        #: The last team index that could not be opened: which, for which folder, when, why.
-        self._team_failed: tuple[TeamStore, Folder, float, str] | None = None
+        #: Opening the team index (for its folder) after it failed: not before the retry is due.
+        self._team_retry = RetryLater()
         self._team_lock = threading.Lock()
         #: The settings `initializationOptions` gave over the defaults (`start`).
         self._base = Settings()
@@ -113,7 +107,7 @@ class Session:
             # starts completing its index before anyone asks it (`_close_team`).
             with self._team_lock:
                 self._close_team()
-                self._team_failed = None  # tried at once: the user may have just fixed it
+                self._team_retry.clear()  # tried at once: the user may have just fixed it
         return changed
 
     # -- folders -----------------------------------------------------------------------------
@@ -232,11 +226,7 @@ class Session:
             if self._team is not None and self._team[:2] == (choice, folder):
                 return self._team[2]
             self._close_team()
-            failed = self._team_failed
-            if failed is not None and failed[:2] == (choice, folder):
-                wait = failed[2] + TEAM_RETRY_S - time.monotonic()
-                if wait > 0:
-                    raise SearchUnavailable(f"{failed[3]} (trying again in {math.ceil(wait)} s)")
+            self._team_retry.check((choice, folder))
             from indexing.postgres.store import TeamStoreError
             from kebab_lsp.team import TeamOverlay  # psycopg only for a team index
 
@@ -247,9 +237,10 @@ class Session:
                     on_baseline=lambda baseline: self.runtime.set_baseline(folder, baseline),
                     settled=lambda: not folder.building)
             except TeamStoreError as exc:
-                self._team_failed = (choice, folder, time.monotonic(), str(exc))
+                self._team_retry.failed(str(exc), (choice, folder))
                 raise SearchUnavailable(str(exc)) from exc
-            self._team, self._team_failed = (choice, folder, team), None
+            self._team = (choice, folder, team)
+            self._team_retry.clear()
             return team
 
     def prepare_team(self) -> str | None:

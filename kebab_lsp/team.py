@@ -23,6 +23,7 @@ from indexing.settings import Settings
 from indexing.store.catalog import FileState
 from indexing.store_choice import TeamStore, safe_url
 from indexing.vector_index import VectorIndex
+from kebab_lsp.team_retry import RetryLater
 from search import overlay
 from search.engine import Searcher, VectorSource
 from search.lookups import ReferencesRequest, SimilarRequest
@@ -153,6 +154,7 @@ class TeamOverlay:
         self._team_side = Indexed(root, self.store, self.team)
         self._local_side = Indexed(root, local_store, self.local)
         self._lock = threading.Lock()
+        self._retry = RetryLater()
         self._changes: tuple[tuple[int, int], overlay.Changes] | None = None
         self._changed_symbols: tuple[tuple[int, int], SymbolMatcher] | None = None
 
@@ -187,15 +189,20 @@ class TeamOverlay:
         """`work` on the current changes, in the connection's turn. A team index that fails
         is a search that is unavailable, saying why; when its connection broke (the
         database restarted), `work` is tried once more on a new one, so the first request
-        after a restart is answered, not failed."""
+        after a restart is answered, not failed. When the new one cannot be opened either,
+        the next requests fail at once until a retry is due (`team_retry`)."""
         with self._lock:
+            self._retry.check()  # down a moment ago: not waited for again before it is due
             for attempt in (1, 2):
                 try:
-                    return work(*self._current_changes())
+                    answer = work(*self._current_changes())
+                    self._retry.clear()
+                    return answer
                 except TeamStoreError as exc:
                     try:
                         again = attempt == 1 and self.store.reconnect()
                     except TeamStoreError as down:  # still down: say that
+                        self._retry.failed(str(down))
                         raise SearchUnavailable(str(down)) from exc
                     if not again:
                         raise SearchUnavailable(str(exc)) from exc

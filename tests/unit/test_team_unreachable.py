@@ -1,21 +1,27 @@
 """A team index whose server does not answer: a request fails in seconds, saying why, and the
-next ones within `TEAM_RETRY_S` fail at once instead of waiting again. The servers here are
-plain sockets on this machine: one that accepts and never speaks (libpq, left to itself, waits
-on it for good), and one that hangs up at once, counting the attempts."""
+next ones within `team_retry.RETRY_S` fail at once instead of waiting again. The servers are
+plain sockets on this machine (one that accepts and never speaks: libpq, left to itself, waits
+on it for good; one that hangs up at once, counting the attempts) and, for a connection lost
+mid-session, a real PostgreSQL that stops letting the reader in."""
 
 from __future__ import annotations
 
+import shutil
 import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from psycopg import sql
 
+from bench.postgres_server import OWNER, PgCluster
 from indexing.postgres import store as pg_store
 from indexing.postgres.store import PgStore, TeamStoreError
+from indexing.postgres.team_index import index_repository
 from indexing.runtime import SilentListener
-from kebab_lsp import session as session_module
+from indexing.settings import Settings
+from kebab_lsp import team_retry
 from kebab_lsp.session import Session
 from search.types import SearchRequest, SearchUnavailable
 
@@ -106,7 +112,7 @@ def test_requests_after_a_failed_open_fail_at_once_until_the_retry_is_due(
         assert server.accepted == attempts
 
         # Once it is due, the next request tries again.
-        monkeypatch.setattr(session_module, "TEAM_RETRY_S", 0.0)
+        monkeypatch.setattr(team_retry, "RETRY_S", 0.0)
         with pytest.raises(SearchUnavailable) as caught:
             session.search(request, lambda: False)
         assert "trying again" not in str(caught.value)
@@ -114,7 +120,7 @@ def test_requests_after_a_failed_open_fail_at_once_until_the_retry_is_due(
 
         # A change of store is tried at once, whatever the delay: even back to the one that
         # failed (the user may have just fixed what was wrong).
-        monkeypatch.setattr(session_module, "TEAM_RETRY_S", 3600.0)
+        monkeypatch.setattr(team_retry, "RETRY_S", 3600.0)
         local = {"indexDir": str(tmp_path / "idx"), "workers": 1, "embed": False}
         session.configure(local)
         assert session.prepare_team() is None
@@ -130,3 +136,56 @@ def test_requests_after_a_failed_open_fail_at_once_until_the_retry_is_due(
         session.close()
         session.writership.close()
         server.close()
+
+
+def never() -> bool:
+    return False
+
+
+@pytest.mark.postgres
+def test_a_team_index_lost_mid_session_is_not_waited_for_again_before_the_retry(
+        tmp_path: Path, pg_cluster: PgCluster, pg_database: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    url = pg_cluster.url(pg_database, OWNER)
+    root = tmp_path / "checkout"
+    shutil.copytree(Path(__file__).parent.parent / "fixtures" / "sample_repo", root)
+    index_repository(root, url, "acme/app", Settings(workers=1, embed=False))
+    session = Session(SilentListener())
+    session.configure({"indexDir": str(tmp_path / "idx"), "workers": 1, "embed": False,
+                       "store": url, "repo": "acme/app"})
+
+    def connect(allowed: bool) -> None:
+        """Let the reader in, or not, and end its connection (what a failover does)."""
+        change = "GRANT CONNECT ON DATABASE {} TO PUBLIC, {}" if allowed else \
+            "REVOKE CONNECT ON DATABASE {} FROM PUBLIC, {}"
+        with pg_cluster.admin() as admin:
+            admin.execute(sql.SQL(change).format(sql.Identifier(pg_database),
+                                                 sql.Identifier(OWNER)))
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                          "WHERE datname = %s AND pid <> pg_backend_pid()", (pg_database,))
+
+    try:
+        session.open_folder(root.as_uri(), "checkout", root)
+        assert session.prepare_team() is None
+        session.runtime.start()
+        assert session.runtime.wait_idle(60)
+        request = SearchRequest("get_user_by_id", mode="lexical")
+        assert session.search(request, never).hits
+
+        connect(False)
+        with pytest.raises(SearchUnavailable) as first:
+            session.search(request, never)  # the connection broke, and a new one is refused
+        assert "permission denied" in str(first.value), first.value
+        assert "trying again" not in str(first.value)
+        connect(True)  # back, but not tried again before the retry is due
+        for ask in (lambda: session.search(request, never),
+                    lambda: session.symbols("get_user", never)):
+            with pytest.raises(SearchUnavailable) as caught:
+                ask()
+            assert str(caught.value).startswith(str(first.value))
+            assert str(caught.value).endswith(" s)") and "(trying again in " in str(caught.value)
+        monkeypatch.setattr(team_retry, "RETRY_S", 0.0)
+        assert session.search(request, never).hits
+    finally:
+        session.close()
+        session.writership.close()
