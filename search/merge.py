@@ -195,9 +195,9 @@ def _merge_index(parts: Sequence[dict[str, object]]) -> dict[str, object]:
     """The folders' index facts as one: counts summed, so no folder's figure stands for the
     whole (the first folder's `embedded` would call a half-embedded workspace complete).
     Without every folder's `embedded` the whole's is unknown, and left out. Versions become
-    change counters that move when any folder's does; the vector store's
-    synced version is summed only when every folder has one, so it equals the lexical sum
-    exactly when every folder's vectors are in step (each is at most its own)."""
+    change counters that move when any folder's does; the vector store's synced version is
+    summed only when every folder has one, so it equals the lexical sum exactly when every
+    folder's vectors are in step (each is at most its own)."""
     def total(key: str, only_if_all: bool = False) -> int | None:
         values = [v for v in (p.get(key) for p in parts) if isinstance(v, int)]
         if not values or (only_if_all and len(values) < len(parts)):
