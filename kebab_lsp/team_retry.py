@@ -1,9 +1,10 @@
 """How often a team index that cannot be reached is tried again.
 
-Each attempt may wait `indexing.postgres.store.CONNECT_TIMEOUT_S` for a server that does not
-answer, and workspace/symbol asks on every keystroke: without a pause, a laptop off the VPN
-waited that long for every request. After a failure, requests fail at once with its reason
-and when the next attempt is due; the first request after that tries again.
+Each attempt may wait the connect timeout (`indexing.postgres.store.CONNECTION_DEFAULTS`) for
+a server that does not answer, and workspace/symbol asks on every keystroke: without a pause,
+a laptop off the VPN waited that long for every request. After a failure, requests fail at
+once with its reason and when the next attempt is due; the first request after that tries
+again.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.pq import TransactionStatus
 
 from indexing.filters import Filters
@@ -94,20 +94,27 @@ class TeamStoreBusy(TeamStoreError):
     """Another `kebab index` is writing this repository."""
 
 
-#: Seconds to wait for the team's server when the URL (`connect_timeout`) and the environment
-#: (`PGCONNECT_TIMEOUT`) say nothing. libpq's own default is to wait for ever: a laptop off
-#: the VPN whose packets to the database are dropped waited out the kernel's TCP retries
-#: (about two minutes) in every request, and one that reached a port that accepts but never
-#: answers waited for good.
-CONNECT_TIMEOUT_S = 5
+#: How long the team's server may stay silent, where the URL (and for the connect timeout
+#: `PGCONNECT_TIMEOUT`) says nothing. libpq's own defaults wait for ever or nearly:
+#: - `connect_timeout`: a port that accepts and never answers held a request for good, and a
+#:   dropped route (a laptop off the VPN) for the kernel's two minutes of SYN retries;
+#: - `tcp_user_timeout` (ms) and the keepalives: a server that vanished mid-session without a
+#:   reset held a request for the kernel's 15 minutes of retransmissions; now the data it
+#:   has not acknowledged, or the probes of a connection waiting for its answer, give up in
+#:   15 s. A server that is there acknowledges them, however long its query runs.
+CONNECTION_DEFAULTS: dict[str, int] = {
+    "connect_timeout": 5, "tcp_user_timeout": 15_000,
+    "keepalives": 1, "keepalives_idle": 15, "keepalives_interval": 5, "keepalives_count": 3,
+}
 
 
 def connect(url: str) -> psycopg.Connection[Any]:
     try:
-        given = "connect_timeout" in conninfo_to_dict(url) or os.environ.get("PGCONNECT_TIMEOUT")
-        if given:
-            return psycopg.connect(url, autocommit=True)
-        return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+        given = set(conninfo_to_dict(url))
+        if os.environ.get("PGCONNECT_TIMEOUT"):
+            given.add("connect_timeout")
+        defaults = {k: v for k, v in CONNECTION_DEFAULTS.items() if k not in given}
+        return psycopg.connect(make_conninfo(url, **defaults), autocommit=True)
     except psycopg.Error as exc:
         raise TeamStoreError(f"cannot connect to the team index at {safe_url(url)}: "
                              f"{str(exc).strip()}") from exc

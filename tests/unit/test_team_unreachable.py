@@ -2,12 +2,17 @@
 next ones within `team_retry.RETRY_S` fail at once instead of waiting again. The servers are
 plain sockets on this machine (one that accepts and never speaks: libpq, left to itself, waits
 on it for good; one that hangs up at once, counting the attempts) and, for a connection lost
-mid-session, a real PostgreSQL that stops letting the reader in."""
+mid-session, a real PostgreSQL that stops letting the reader in, or that vanishes without a
+word (its route taken down in a network namespace of the test's own)."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,7 +44,7 @@ def test_a_server_that_never_answers_fails_after_the_connect_timeout(
         silent_port: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without a timeout of ours this waits until pytest's own (120 s) fails it."""
     monkeypatch.delenv("PGCONNECT_TIMEOUT", raising=False)
-    monkeypatch.setattr(pg_store, "CONNECT_TIMEOUT_S", 2)
+    monkeypatch.setitem(pg_store.CONNECTION_DEFAULTS, "connect_timeout", 2)
     with pytest.raises(TeamStoreError, match="^cannot connect to the team index at .*timeout"):
         PgStore.open(f"postgresql://ci@127.0.0.1:{silent_port}/code", "app")
 
@@ -47,7 +52,7 @@ def test_a_server_that_never_answers_fails_after_the_connect_timeout(
 def test_a_timeout_the_url_or_the_environment_sets_is_obeyed(
         silent_port: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Ours would wait an hour here: the user's two seconds are what end the wait."""
-    monkeypatch.setattr(pg_store, "CONNECT_TIMEOUT_S", 3600)
+    monkeypatch.setitem(pg_store.CONNECTION_DEFAULTS, "connect_timeout", 3600)
     url = f"postgresql://ci@127.0.0.1:{silent_port}/code"
     monkeypatch.delenv("PGCONNECT_TIMEOUT", raising=False)
     with pytest.raises(TeamStoreError, match="timeout"):
@@ -189,3 +194,69 @@ def test_a_team_index_lost_mid_session_is_not_waited_for_again_before_the_retry(
     finally:
         session.close()
         session.writership.close()
+
+
+#: Run in a network namespace of its own: a TCP relay on its loopback to the test server's
+#: Unix socket, a team store read through it, then the loopback taken down under the open
+#: connection: every packet after that is lost, as when a route to the server drops.
+VANISHING_SERVER = """
+import json, socket, subprocess, sys, threading
+from indexing.postgres import store as pg_store
+from indexing.postgres.store import PgStore, TeamStoreError
+
+unix_socket, database, user, repo = sys.argv[1:5]
+subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen()
+
+def pipe(src, dst):
+    try:
+        while data := src.recv(65536):
+            dst.sendall(data)
+    except OSError:
+        pass
+
+def relay():
+    while True:
+        client, _ = listener.accept()
+        server = socket.socket(socket.AF_UNIX)
+        server.connect(unix_socket)
+        for a, b in ((client, server), (server, client)):
+            threading.Thread(target=pipe, args=(a, b), daemon=True).start()
+
+threading.Thread(target=relay, daemon=True).start()
+pg_store.CONNECTION_DEFAULTS["tcp_user_timeout"] = 2000
+url = f"postgresql://{user}@127.0.0.1:{listener.getsockname()[1]}/{database}"
+store = PgStore.open(url, repo, known=False)
+store.lexical_version()
+subprocess.run(["ip", "link", "set", "lo", "down"], check=True)
+try:
+    store.lexical_version()
+    print(json.dumps({"answered": True}))
+except TeamStoreError as exc:
+    print(json.dumps({"error": str(exc)}))
+"""
+
+
+@pytest.mark.postgres
+def test_a_server_that_vanishes_mid_session_fails_the_request_instead_of_holding_it(
+        tmp_path: Path, pg_cluster: PgCluster, pg_database: str) -> None:
+    """Without `tcp_user_timeout` the read waits out the kernel's retransmissions (about 15
+    minutes), far past the 100 s allowed here."""
+    if subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode != 0:
+        pytest.skip("unshare -n (a network namespace) is not allowed here")
+    url = pg_cluster.url(pg_database, OWNER)
+    PgStore.open(url, "acme/app", create=True).close()
+    script = tmp_path / "vanishing_server.py"
+    script.write_text(VANISHING_SERVER)
+    root = Path(__file__).parent.parent.parent
+    ran = subprocess.run(
+        ["unshare", "-n", sys.executable, str(script),
+         str(pg_cluster.socket_dir / ".s.PGSQL.5432"), pg_database, OWNER, "acme/app"],
+        capture_output=True, text=True, timeout=100, cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)})
+    assert ran.returncode == 0, ran.stderr
+    outcome = json.loads(ran.stdout)
+    assert outcome.get("error", "").startswith("the team index at postgresql://"), outcome
+    assert "timed out" in outcome["error"], outcome
