@@ -88,17 +88,22 @@ class HangingUp:
         self._thread.join(5)
 
 
+def never() -> bool:
+    return False
+
+
 def test_requests_after_a_failed_open_fail_at_once_until_the_retry_is_due(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     server = HangingUp()
     root = tmp_path / "checkout"
     root.mkdir()
     (root / "app.py").write_text("def handler():\n    return 1\n")
+    local = {"indexDir": str(tmp_path / "idx"), "workers": 1, "embed": False}
+    team = {**local, "store": f"postgresql://ci@127.0.0.1:{server.port}/code",
+            "repo": "acme/app"}
     session = Session(SilentListener())
     try:
-        session.configure({"indexDir": str(tmp_path / "idx"), "workers": 1, "embed": False,
-                           "store": f"postgresql://ci@127.0.0.1:{server.port}/code",
-                           "repo": "acme/app"})
+        session.configure(team)
         session.open_folder(root.as_uri(), "checkout", root)
         failed = session.prepare_team()
         assert failed is not None and failed.startswith("cannot connect to the team index at ")
@@ -107,8 +112,8 @@ def test_requests_after_a_failed_open_fail_at_once_until_the_retry_is_due(
 
         # Within the retry delay: the same error at once, saying when it is tried again.
         request = SearchRequest("handler", mode="lexical")
-        for ask in (lambda: session.search(request, lambda: False),
-                    lambda: session.symbols("handler", lambda: False)):
+        for ask in (lambda: session.search(request, never),
+                    lambda: session.symbols("handler", never)):
             with pytest.raises(SearchUnavailable) as caught:
                 ask()
             message = str(caught.value)
@@ -119,32 +124,26 @@ def test_requests_after_a_failed_open_fail_at_once_until_the_retry_is_due(
         # Once it is due, the next request tries again.
         monkeypatch.setattr(team_retry, "RETRY_S", 0.0)
         with pytest.raises(SearchUnavailable) as caught:
-            session.search(request, lambda: False)
+            session.search(request, never)
         assert "trying again" not in str(caught.value)
         assert server.accepted > attempts
 
         # A change of store is tried at once, whatever the delay: even back to the one that
         # failed (the user may have just fixed what was wrong).
         monkeypatch.setattr(team_retry, "RETRY_S", 3600.0)
-        local = {"indexDir": str(tmp_path / "idx"), "workers": 1, "embed": False}
         session.configure(local)
         assert session.prepare_team() is None
         attempts = server.accepted
-        session.configure({**local, "store": f"postgresql://ci@127.0.0.1:{server.port}/code",
-                           "repo": "acme/app"})
+        session.configure(team)
         again = session.prepare_team()
         assert again is not None and "trying again" not in again
         assert server.accepted > attempts
         with pytest.raises(SearchUnavailable, match=r"\(trying again in \d+ s\)$"):
-            session.search(request, lambda: False)
+            session.search(request, never)
     finally:
         session.close()
         session.writership.close()
         server.close()
-
-
-def never() -> bool:
-    return False
 
 
 @pytest.mark.postgres
