@@ -405,6 +405,29 @@ async def test_a_private_name_answers_with_its_definition_first(
                                         "end": {"line": 7, "character": 3}}
 
 
+async def test_a_ruby_predicate_answers_with_its_definition_not_as_a_question(
+        start_server: StartFn, tmp_path: Path) -> None:
+    # `empty?` ends in a question mark, and was answered by meaning: the method whose doc
+    # asks "is it empty?" came first. The file defines the name, so the query names it.
+    root = write_tree(tmp_path / "ws", {
+        "lib/checks.rb": ("module Checks\n  # Is it empty? Callers ask, then drop it.\n"
+                          "  def self.drop_if_blank(r)\n    r.empty? ? nil : r\n  end\nend\n"),
+        "lib/response.rb": ("class Response\n  def empty?\n    @length == 0\n  end\n\n"
+                            "  def ok?; @status == 200; end\nend\n")})
+    s = await ready(start_server, [root])
+    found = valid(await s.search({"query": "empty?", "k": 2}))
+    assert found["meta"]["intent"] == {"name": "definition", "rule": "name with a mark"}
+    top = found["hits"][0]
+    assert top["location"]["uri"].endswith("/lib/response.rb")
+    assert top["location"]["range"] == {"start": {"line": 1, "character": 2},
+                                        "end": {"line": 3, "character": 5}}
+    # A one-line method has no chunk of its own: the class's chunk cites it at its name.
+    found = valid(await s.search({"query": "ok?", "k": 2, "mode": "lexical"}))
+    top = found["hits"][0]
+    assert top["location"]["uri"].endswith("/lib/response.rb")
+    assert top["selection"]["start"] == {"line": 5, "character": 6}
+
+
 async def test_a_local_type_is_cited_at_its_line_in_the_chunk_that_holds_it(
         start_server: StartFn, tmp_path: Path) -> None:
     # `RejectedMeta` has no chunk of its own: it is a line of `createThunk`. Short functions

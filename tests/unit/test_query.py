@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from search.query import (
+    defined_name,
     fill_terms,
+    marked_name,
     name_in_words,
     name_key,
     name_spellings,
     parse,
-    private_name,
     reads_as_sentence,
     route,
 )
@@ -133,7 +134,21 @@ def test_other_queries_spell_no_name(query: str) -> None:
     ("#updateTimers", "#updateTimers"), (" #clear_timers ", "#clear_timers"),
     ("#include", "#include"), ("#include <stdio.h>", None), ("this.#updateTimers()", None),
     ("#[derive(Debug)]", None), ("updateTimers", None),
+    # Ruby's (and Elixir's) predicates, bang methods and setters, alone or qualified.
+    ("empty?", "empty?"), (" bad_request? ", "bad_request?"), ("save!", "save!"),
+    ("name=", "name="), ("Response#ok?", "Response#ok?"),
+    ("Rack::Utils.escape!", "Rack::Utils.escape!"),
+    ("why?", "why?"), ("is it empty?", None), ("empty??", None), ("a == b", None),
+    ("x != nil", None), ("?", None), ("foo?()", None),
 ])
-def test_a_private_name_is_one_hash_name_alone(query: str, name: str | None) -> None:
-    # Whether the index defines it is the searcher's question (`Searcher._private_name`).
-    assert private_name(parse(query)) == name
+def test_a_marked_name_is_one_name_with_its_mark_alone(query: str, name: str | None) -> None:
+    # Whether the index defines it is the searcher's question (`Searcher._defined_mark`).
+    assert marked_name(parse(query)) == name
+
+
+@pytest.mark.parametrize(("symbol", "name"), [
+    ("#updateTimers", "#updateTimers"), ("Response#ok?", "ok?"), ("Rack::Utils.escape", "escape"),
+    ("a.b.c", "c"), ("plain", "plain"),
+])
+def test_the_name_a_qualified_symbol_is_defined_by(symbol: str, name: str) -> None:
+    assert defined_name(symbol) == name
