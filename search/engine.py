@@ -7,6 +7,7 @@ cannot serve, the answer is lexical with a warning, never an error.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -110,6 +111,19 @@ def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent, ParsedQ
     if intent.rule == FIND_PHRASE and intent.symbol:  # the question is only about the name
         parsed = parse(intent.symbol)
     return _INTENT_PLAN.get(intent.name, "lexical"), intent, parsed
+
+
+def _defined_mark(req: SearchRequest, parsed: ParsedQuery,
+                  defined: Callable[[str], list[tuple[str, Span]]]) -> str | None:
+    """The query, when it is one name with a mark (`query.marked_name`: `#updateTimers`,
+    `empty?`) that the index defines and the request sets no intent. It then names that
+    definition, as an identifier does, in every mode: `auto` read `#updateTimers` as code
+    (exact text, one hit per file at its first occurrence, a call more often than not) and
+    `empty?` as a question. `#include` and `why?` define nothing and stay so."""
+    if req.intent != "auto":
+        return None
+    name = marked_name(parsed)
+    return name if name is not None and defined(defined_name(name)) else None
 
 
 def _read_as_code(req: SearchRequest, intent: Intent, parsed: ParsedQuery) -> bool:
@@ -232,7 +246,9 @@ class Searcher:
         filters = req.filters
         parsed = parse(req.query)
         stop = should_stop or (lambda: False)
-        marked = self._defined_mark(req, parsed)
+        # Where a name is defined, asked by routing, the lexical arm and the priors: read once.
+        defined = functools.cache(self.store.definition_places)
+        marked = _defined_mark(req, parsed, defined)
         plan, intent, parsed = _plan(req, parsed)
         if marked and req.mode == "auto":
             rule = PRIVATE_NAME if marked.startswith("#") else MARKED_NAME
@@ -267,8 +283,8 @@ class Searcher:
             lex = lexical.retrieve(self.store, parsed, filters, window,
                                    fill_below(plan, req.k), checkpoint(stop))
             if named and len(parsed.terms) == 1 and not parsed.is_exact:
-                lex = self._to_definitions(lex, named, parsed, filters, window,
-                                           fill_below(plan, req.k), stop)
+                lex = self._to_definitions(lex, defined(defined_name(named)), parsed,
+                                           filters, window, fill_below(plan, req.k), stop)
             if lex.total == 0 and parsed.terms and _read_as_code(req, intent, parsed):
                 check_stop(stop)
                 if len(parsed.terms) > MAX_TERMS:
@@ -313,9 +329,9 @@ class Searcher:
         if filters.kinds:  # a hit kept for a definition it holds cites it (`search.held`)
             held.cite_held(self.store, candidates, filters.kinds, parsed.raw)
         if named:
-            _definition_first(candidates, named, self.store.definition_places)
+            _definition_first(candidates, named, defined)
         elif req.intent == "auto" and reads_as_sentence(parsed):
-            _worded_definition_first(candidates, parsed, self.store.definition_places)
+            _worded_definition_first(candidates, parsed, defined)
         candidates = priors.apply(candidates, question=asks and intent.name not in _LOOKUPS)
         hits: list[Hit] = []
         seen: set[tuple[str, Span]] = set()
@@ -413,22 +429,9 @@ class Searcher:
                 "mode 'lexical'")
         return store
 
-    def _defined_mark(self, req: SearchRequest, parsed: ParsedQuery) -> str | None:
-        """The query, when it is one name with a mark (`query.marked_name`: `#updateTimers`,
-        `empty?`) that the index defines and the request sets no intent. It then names that
-        definition, as an identifier does, in every mode: `auto` read `#updateTimers` as code
-        (exact text, one hit per file at its first occurrence, a call more often than not)
-        and `empty?` as a question. `#include` and `why?` define nothing and stay so."""
-        if req.intent != "auto":
-            return None
-        name = marked_name(parsed)
-        if name is None or not self.store.definition_places(defined_name(name)):
-            return None
-        return name
-
-    def _to_definitions(self, lex: lexical.LexicalResult, named: str, parsed: ParsedQuery,
-                        filters: Filters, window: int, fill: int | None, stop: ShouldStop
-                        ) -> lexical.LexicalResult:
+    def _to_definitions(self, lex: lexical.LexicalResult, places: list[tuple[str, Span]],
+                        parsed: ParsedQuery, filters: Filters, window: int, fill: int | None,
+                        stop: ShouldStop) -> lexical.LexicalResult:
         """The lexical arm, with the chunks that hold the named definitions beyond its window
         (read to `DEFINITION_READ`, at their own ranks) when the window holds fewer than
         `DEFINITIONS_SOUGHT` of them. A definition with no chunk of its own (a one-line
@@ -441,7 +444,6 @@ class Searcher:
         stayed at 5 ms; reading 1,600 deep cost 40 to 60 ms a query."""
         if len(lex.ranked) < window or lex.total <= len(lex.ranked):
             return lex  # the window holds every match
-        places = self.store.definition_places(defined_name(named))
         lines = _lines_by_path(places)
         if _places_held(lex.ranked, lines) >= min(len(places), DEFINITIONS_SOUGHT):
             return lex

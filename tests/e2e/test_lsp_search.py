@@ -37,6 +37,15 @@ async def ready(start_server: StartFn, folders: list[Path], **kwargs: Any) -> Se
     return session
 
 
+async def first_named(s: Session, query: str, rule: str) -> dict[str, Any]:
+    """The first hit of `query`, which the server must have read as a definition's name by
+    `rule`."""
+    found = valid(await s.search({"query": query, "k": 2}))
+    assert found["meta"]["intent"] == {"name": "definition", "rule": rule}
+    top: dict[str, Any] = found["hits"][0]
+    return top
+
+
 def test_schema_is_valid_and_shipped() -> None:
     Draft202012Validator.check_schema(load_schema())
 
@@ -397,9 +406,7 @@ async def test_a_private_name_answers_with_its_definition_first(
         "  onSubscribe(): void {\n    this.#updateTimers()\n  }\n\n"
         "  #updateTimers(): void {\n    return\n  }\n}\n")})
     s = await ready(start_server, [root])
-    found = valid(await s.search({"query": "#updateTimers", "k": 2}))
-    assert found["meta"]["intent"] == {"name": "definition", "rule": "private name"}
-    top = found["hits"][0]
+    top = await first_named(s, "#updateTimers", "private name")
     assert top["location"]["uri"].endswith("/src/observer.ts")
     assert top["location"]["range"] == {"start": {"line": 5, "character": 2},
                                         "end": {"line": 7, "character": 3}}
@@ -415,9 +422,7 @@ async def test_a_ruby_predicate_answers_with_its_definition_not_as_a_question(
         "lib/response.rb": ("class Response\n  def empty?\n    @length == 0\n  end\n\n"
                             "  def ok?; @status == 200; end\nend\n")})
     s = await ready(start_server, [root])
-    found = valid(await s.search({"query": "empty?", "k": 2}))
-    assert found["meta"]["intent"] == {"name": "definition", "rule": "name with a mark"}
-    top = found["hits"][0]
+    top = await first_named(s, "empty?", "name with a mark")
     assert top["location"]["uri"].endswith("/lib/response.rb")
     assert top["location"]["range"] == {"start": {"line": 1, "character": 2},
                                         "end": {"line": 3, "character": 5}}
