@@ -55,7 +55,11 @@ from indexing.text import FTS_TOKENIZER
 # 19: the members of a TypeScript type alias's object type are its properties and methods
 #     (`container_nodes`); a member signature inside the alias has no chunk of its own. A
 #     Python function whose body is `...` alone is bodiless.
-SCHEMA_VERSION = 19
+# 20: definitions in the Lisp family (Clojure, Emacs Lisp, Common Lisp, Scheme, Racket, Fennel,
+#     Janet), with docstrings a pattern captures (`@doc`), and in Elm, Groovy, Starlark, Nix,
+#     Make, CMake, Nim, D, Fortran, Pascal, Ada, Verilog, VHDL, Vim script and LaTeX; docs
+#     without Fortran's, Pascal's, D's and CMake's comment markers or Nim's `##`.
+SCHEMA_VERSION = 20
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for
 #: another version (`indexing.store.carry`): since 8, `embed_cache` holds (model, embedded-text

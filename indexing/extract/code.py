@@ -17,6 +17,7 @@ from indexing.extract.docs import (
     lead,
     python_doc,
     stray_comments,
+    string_doc,
 )
 from indexing.extract.nodes import MAX_DEF_DEPTH, MAX_SIGNATURE_CHARS, cap, collapse
 from indexing.extract.refs import extract_refs
@@ -100,13 +101,15 @@ def definitions(lang: str, src: SourceText, root: Node) -> list[Definition]:
     return defs
 
 
-Hit = tuple[str, "Node", "Node", list["Node"]]
+Hit = tuple[str, "Node", "Node", list["Node"], "Node | None"]
 
 
 def _best_hits(lang: str, root: Node) -> list[Hit]:
-    """(kind, definition node, name node, scope nodes) with one hit per name node: the more
-    specific kind wins, then the earlier pattern. `@scope` captures name the scope written
-    in the definition itself (Lua's `M` in `function M.f`, Terraform's resource type)."""
+    """(kind, definition node, name node, scope nodes, doc node) with one hit per name node:
+    the more specific kind wins, then the earlier pattern. `@scope` captures name the scope
+    written in the definition itself (Lua's `M` in `function M.f`, Terraform's resource
+    type); `@doc` the docstring written inside it where a grammar has no field for one
+    (Lisp's `(defn name "doc" [args] ...)`)."""
     best: dict[tuple[int, int], tuple[tuple[int, int], Hit]] = {}
     cursor = QueryCursor(get_query(lang))
     cursor.set_max_start_depth(MAX_DEF_DEPTH)
@@ -118,11 +121,12 @@ def _best_hits(lang: str, root: Node) -> list[Hit]:
         kind = def_key.removeprefix("definition.")
         score = (_KIND_RANK.get(kind, 0), -index)
         scopes = sorted(captures.get("scope", []), key=lambda n: n.start_byte)
+        doc = captures.get("doc", [None])[0]
         for raw_name in names:
             name_node = _innermost_name(raw_name)
             key = (name_node.start_byte, name_node.end_byte)
             if key not in best or score > best[key][0]:
-                best[key] = (score, (kind, captures[def_key][0], name_node, scopes))
+                best[key] = (score, (kind, captures[def_key][0], name_node, scopes, doc))
     return [hit for _, hit in best.values()]
 
 
@@ -138,7 +142,7 @@ def _innermost_name(node: Node) -> Node:
 
 def _resolve(
     rules: LanguageRules, src: SourceText, kind_name: str, node: Node, name_node: Node,
-    scopes: list[Node],
+    scopes: list[Node], doc: Node | None,
 ) -> Definition | None:
     range_node = _range_node(node, name_node)
     if range_node is None:
@@ -157,7 +161,10 @@ def _resolve(
     top, comments = lead(range_node, rules)
     d.lead_row, d.lead_col = src.point(top.start_point)
     d.lead_byte = top.start_byte
-    d.doc = _doc(rules, src, range_node, top, comments)
+    if doc is not None:  # a docstring the pattern captured (`@doc`)
+        d.doc = string_doc(src.node_text(doc))
+    else:
+        d.doc = _doc(rules, src, range_node, top, comments)
     return d
 
 

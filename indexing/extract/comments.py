@@ -1,6 +1,7 @@
 """A comment's text without its markers, in every comment syntax the languages use: `//`,
-`///`, `#`, `#'` (roxygen), `--`, `-- |` (Haddock), `---` (LDoc), `%%` (EDoc), `;;`, and the
-blocks `/* */`, `/** */`, `(* *)`, `(** *)`, `{- -}`, `{-| -}`, `--[[ ]]`, `=begin =end`,
+`///`, `#`, `#'` (roxygen), `--`, `-- |` (Haddock), `---` (LDoc), `%%` (EDoc), `;;`, `!`
+(Fortran), and the blocks `/* */`, `/** */`, `(* *)`, `(** *)`, `{- -}`, `{-| -}`, `{ }`
+(Pascal), `/+ +/` (D), `--[[ ]]`, `#[[ ]]` (CMake), `=begin =end`,
 POD (`=head2 ... =cut`) and a docstring's quotes. The text a reader sees is what gets indexed
 and shown as a definition's doc, not the syntax around it."""
 
@@ -14,11 +15,13 @@ _BLOCKS: tuple[tuple[str, str], ...] = (
     ("/**", "*/"), ("/*!", "*/"), ("/*", "*/"),
     ("(**", "*)"), ("(*", "*)"),
     ("{-|", "-}"), ("{-", "-}"),
-    ("--[[", "]]"), ("#|", "|#"), ("<!--", "-->"),
+    ("--[[", "]]"), ("#[[", "]]"), ("#|", "|#"), ("<!--", "-->"),
+    ("/++", "+/"), ("/+", "+/"), ("{", "}"),
     ('"""', '"""'), ("'''", "'''"), ('"', '"'),
 )
-#: One line's comment marker: `///`, `//!`, `//`, `#'`, `###`, `-- |`, `---`, `%%`, `;;`.
-_LINE_MARKER = re.compile(r"^(?://[/!]?|#+'?|--+(?:\s*[|^](?=\s|$))?|%+|;+)")
+#: One line's comment marker: `///`, `//!`, `//`, `#'`, `###`, `-- |`, `---`, `%%`, `;;`,
+#: and Fortran's `!`, `!>` (FORD) and `!!`.
+_LINE_MARKER = re.compile(r"^(?://[/!]?|#+'?|--+(?:\s*[|^](?=\s|$))?|%+|;+|!+>?)")
 #: A block line's decoration: Javadoc's leading `*`s.
 _BLOCK_DECORATION = re.compile(r"^\*+")
 _XML_REFERENCE = re.compile(

@@ -112,6 +112,8 @@ def string_doc(literal: str) -> str:
     """A string literal's text without its prefix and quotes, dedented."""
     literal = _PY_STRING_PREFIX.sub("", literal.strip())
     quote = literal[:3] if literal[:3] in ('"""', "'''") else literal[:1]
+    if quote == "`":  # Janet's long string: a run of backticks either side
+        quote = literal[: len(literal) - len(literal.lstrip("`"))]
     if len(literal) >= 2 * len(quote) and literal.endswith(quote):
         literal = literal[len(quote) : len(literal) - len(quote)]
     return inspect.cleandoc(literal)[:MAX_DOC_CHARS]
@@ -133,11 +135,15 @@ def comment_doc(src: SourceText, rules: LanguageRules, comments: list[Node]) -> 
 
 
 def child_doc(src: SourceText, rules: LanguageRules, node: Node) -> str:
-    """The documenting child of `node` (`doc_node`), as a string's text."""
-    for child in node.named_children:
-        if child.type == rules.doc_node:
-            return string_doc(src.node_text(child))
-    return ""
+    """The documenting child of `node` (`doc_node`), as a string's text; or, when that child
+    is a comment (Nim's `##` lines, one child each), all of them without their markers."""
+    children = [c for c in node.named_children if c.type == rules.doc_node]
+    if not children:
+        return ""
+    if not str(rules.doc_node).endswith("comment"):
+        return string_doc(src.node_text(children[0]))
+    lines = [line for c in children for line in strip_comment(src.node_text(c).strip())]
+    return "\n".join(lines).strip("\n")[:MAX_DOC_CHARS]
 
 
 def attribute_doc(src: SourceText, node: Node) -> str:

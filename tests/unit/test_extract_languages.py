@@ -551,3 +551,31 @@ def test_top_level_values_in_javascript_and_typescript() -> None:
         assert registry.range == Span(1, 7, 3, 2)  # the whole `const` declaration
         assert registry.selection == Span(1, 13, 1, 21)
         assert registry.doc == "Shared registry of handlers."
+
+
+SPOCK_SPEC = '''\
+class CartSpec extends Specification {
+    def "counts the lines it was given"() {
+        expect:
+        new Cart().count() == 0
+    }
+
+    private Map line(String sku) {
+        [sku: sku]
+    }
+}
+'''
+
+
+def test_groovy_reads_a_spock_feature_as_a_method() -> None:
+    """The grammar reads `def "name"()` with an error node (so it is no fixture, whose
+    files must parse cleanly): the feature is still a method named by its string."""
+    ex = run("CartSpec.groovy", SPOCK_SPEC)
+    assert table(ex) == [
+        ("CartSpec", K.CLASS, None, "CartSpec"),
+        ("counts the lines it was given", K.METHOD, "CartSpec",
+         "CartSpec.counts the lines it was given"),
+        ("line", K.METHOD, "CartSpec", "CartSpec.line"),
+    ]
+    feature = by_name(ex, "counts the lines it was given")
+    assert feature.selection == Span(1, 8, 1, 39)

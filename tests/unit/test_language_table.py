@@ -65,3 +65,11 @@ def test_a_row_says_what_is_true(lang: str) -> None:
         return
     claimed = set(definitions.removeprefix("yes: ").split(", "))
     assert claimed == kinds_in_fixture(lang)
+
+
+def test_the_features_list_counts_the_languages_the_table_holds() -> None:
+    readme = (REPO / "README.md").read_text("utf-8")
+    said = re.search(r"- Languages: (\d+) are read with a grammar .*?, and (\d+) of them have\s+"
+                     r"definitions extracted", readme)
+    assert said is not None
+    assert (int(said[1]), int(said[2])) == (len(catalog()), len(definition_languages()))
