@@ -84,6 +84,9 @@ class LanguageRules:
     #: `scripts`: the file embeds code in `<script>` blocks (and Astro's frontmatter), read
     #: with that code's grammar (HTML, Vue, Svelte, Astro).
     embedded: Literal["none", "scripts"] = "none"
+    #: A name followed by this mark invokes the macro of that name (Rust's `vec!` is the macro
+    #: `vec`): a search for `vec!` names that macro's definition, which is spelled without it.
+    macro_mark: str | None = None
 
 
 _LIST_RULES = frozenset(
@@ -97,7 +100,7 @@ _RULE_TYPES: dict[str, type] = {
     "receiver_nodes": list, "member_parameters": list, "signature_nodes": list,
     "container_nodes": list,
     "constructor_named_like_container": bool, "body_sibling": str,
-    "merge_clauses": bool, "embedded": str, "macro_lines": str,
+    "merge_clauses": bool, "embedded": str, "macro_lines": str, "macro_mark": str,
 }
 _RULE_CHOICES: dict[str, tuple[str, ...]] = {
     "extractor": ("code", "markdown", "rst"),

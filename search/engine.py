@@ -15,7 +15,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
+from indexing.detect import detect_language
 from indexing.filters import Filters
+from indexing.language_rules import language_rules
 from indexing.records import Span
 from indexing.schema import SCHEMA_VERSION
 from indexing.settings import Settings
@@ -123,7 +125,22 @@ def _defined_mark(req: SearchRequest, parsed: ParsedQuery,
     if req.intent != "auto":
         return None
     name = marked_name(parsed)
-    return name if name is not None and defined(defined_name(name)) else None
+    if name is None or defined(defined_name(name)):
+        return name
+    return _invoked_macro(name, defined)
+
+
+def _invoked_macro(name: str, defined: Callable[[str], list[tuple[str, Span]]]) -> str | None:
+    """The macro `name` invokes (`vec!` names `vec`) when a file whose language invokes
+    macros with that mark defines it (`LanguageRules.macro_mark`): a Rust `vec!` was exact
+    text, one hit per file at its first call, and the `macro_rules!` that defines it was not
+    among them. Ruby's `save!` is a name of its own, so a Ruby `save` is not taken for it."""
+    bare, mark = name[:-1], name[-1:]
+    for path, _ in defined(defined_name(bare)):
+        lang = detect_language(path)
+        if lang is not None and language_rules(lang).macro_mark == mark:
+            return bare
+    return None
 
 
 def _read_as_code(req: SearchRequest, intent: Intent, parsed: ParsedQuery) -> bool:
@@ -253,7 +270,9 @@ class Searcher:
         if marked and req.mode == "auto":
             rule = PRIVATE_NAME if marked.startswith("#") else MARKED_NAME
             plan, intent = _INTENT_PLAN["definition"], Intent("definition", rule, marked)
-            parsed = ParsedQuery(parsed.raw, "terms", parsed.terms)
+            # A macro's name is looked up without the mark that invokes it.
+            terms = parsed.terms if marked == parsed.raw.strip() else (marked,)
+            parsed = ParsedQuery(parsed.raw, "terms", terms)
         check_terms(parsed)
         meta = Meta(mode=req.mode, intent={"name": intent.name, "rule": intent.rule})
         if intent.name == "usage":

@@ -313,15 +313,22 @@ def route(parsed: ParsedQuery) -> Intent:
 #: `?` reads as a question, and `why?` should stay one. So it names a definition only when the
 #: index defines it (`search.engine.Searcher._defined_mark`): on rack, 8 of the 9 names a
 #: definition-first search missed in `auto` were predicates, answered as questions.
-_MARKED_NAME = re.compile(f"#{_NAME}|(?:{_NAME}(?:\\.|::|#))*{_NAME}[?!=]")
+#: Lisp-family names are marked too, by the characters they are spelled with: words joined by
+#: `-` (`update-in-place`, `valid-key?`, `string->symbol`, dash.el's `-map` and `--map`),
+#: `*earmuffs*` and `+constants+`.
+#: Prose reads `built-in` and `*important*` otherwise, so the same check applies.
+_LISP_NAME = (f"[*+]{_NAME}(?:-+>?{WORD_CHAR}+)*[*+]"
+              f"|->{_NAME}(?:-+>?{WORD_CHAR}+)*|{_NAME}(?:-+>?{WORD_CHAR}+)+[?!*]?"
+              f"|-+{_NAME}(?:-+>?{WORD_CHAR}+)*[?!*]?")
+_MARKED_NAME = re.compile(f"#{_NAME}|(?:{_NAME}(?:\\.|::|#))*{_NAME}[?!=]|{_LISP_NAME}")
 
 
-_ONE_NAME = re.compile(f"#?{_NAME}[?!=]?")
+_ONE_NAME = re.compile(f"#?{_NAME}[?!=]?|{_LISP_NAME}")
 
 
 def is_one_name(text: str) -> bool:
-    """`text` is one name as code writes a definition's: an identifier, a `#name`, or a name
-    ending in `?`, `!` or `=`."""
+    """`text` is one name as code writes a definition's: an identifier, a `#name`, a name
+    ending in `?`, `!` or `=`, or a Lisp-family name (`update-in-place`, `*max-depth*`)."""
     return _ONE_NAME.fullmatch(text) is not None
 
 

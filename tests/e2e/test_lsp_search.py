@@ -433,6 +433,30 @@ async def test_a_ruby_predicate_answers_with_its_definition_not_as_a_question(
     assert top["selection"]["start"] == {"line": 5, "character": 6}
 
 
+async def test_lisp_names_and_a_rust_macro_answer_with_their_definitions(
+        start_server: StartFn, tmp_path: Path) -> None:
+    # `update-in-place` read as three words and `valid-key?` as a question: the functions
+    # that call them ranked as high. `pair_list!` was exact text, its first call per file.
+    root = write_tree(tmp_path / "ws", {
+        "src/core.clj": ("(ns demo.core)\n\n(defn update-in-place\n"
+                         "  \"Changes the value at a path in a nested map.\"\n"
+                         "  [m path f]\n  (assoc-in m path (f (get-in m path))))\n\n"
+                         "(defn valid-key?\n  [k]\n  (keyword? k))\n\n"
+                         "(defn walk-tree [t]\n  (when (valid-key? :x)\n"
+                         "    (update-in-place t [:a] inc)))\n"),
+        "src/pairs.rs": ("macro_rules! pair_list {\n"
+                         "    ($($x:expr),*) => { vec![$(($x, $x)),*] };\n}\n\n"
+                         "pub fn firsts() -> Vec<(u32, u32)> {\n    pair_list!(1, 2)\n}\n"),
+    })
+    s = await ready(start_server, [root])
+    for query, path, line, col in (("update-in-place", "/src/core.clj", 2, 6),
+                                   ("valid-key?", "/src/core.clj", 7, 6),
+                                   ("pair_list!", "/src/pairs.rs", 0, 13)):
+        top = await first_named(s, query, "name with a mark")
+        assert top["location"]["uri"].endswith(path), query
+        assert top["selection"]["start"] == {"line": line, "character": col}, query
+
+
 async def test_a_local_type_is_cited_at_its_line_in_the_chunk_that_holds_it(
         start_server: StartFn, tmp_path: Path) -> None:
     # `RejectedMeta` has no chunk of its own: it is a line of `createThunk`. Short functions

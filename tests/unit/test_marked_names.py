@@ -140,3 +140,56 @@ def test_a_one_line_definition_is_reached_beyond_the_window(tmp_path: Path) -> N
                 (h.path, h.span) for h in result.hits]
     finally:
         ws.close()
+
+
+RUST_AND_RUBY = {
+    "src/pairs.rs": """/// Builds a list of pairs from the given items.
+#[macro_export]
+macro_rules! pair_list {
+    ($($x:expr),*) => { vec![$(($x, $x)),*] };
+}
+""",
+    "src/users.rs": """pub fn first_pairs() -> Vec<(u32, u32)> {
+    pair_list!(1, 2, 3)
+}
+
+pub fn more_pairs() -> Vec<(u32, u32)> {
+    let v = pair_list!(4, 5);
+    v
+}
+""",
+    "lib/store.rb": """class Store
+  def save(record)
+    @rows << record
+  end
+
+  def flush
+    save!(nil)
+  end
+end
+""",
+}
+
+
+def test_a_macro_invoked_with_its_mark_is_answered_by_its_definition(tmp_path: Path) -> None:
+    # `pair_list!` was exact text, one hit per file at its first call: `macro_rules!
+    # pair_list` does not hold `pair_list!`, so the definition was not among them.
+    write(tmp_path / "repo", RUST_AND_RUBY)
+    ws = Workspace(tmp_path / "repo", Settings(index_dir=str(tmp_path / "idx"), workers=1,
+                                                embed=False))
+    try:
+        ws.indexer.index()
+        result = ws.searcher.search(SearchRequest("pair_list!", k=5, explain=True))
+        assert result.meta.intent == {"name": "definition", "rule": "name with a mark"}
+        top = result.hits[0]
+        assert (top.path, top.span.start_line) == ("src/pairs.rs", 2)
+        assert "defines_query_case_exact" in [p.name for p in top.retrieval.priors]
+        assert {h.path for h in result.hits} == {"src/pairs.rs", "src/users.rs"}
+        # Ruby's `save!` is a name of its own: a Ruby `save` does not stand for it.
+        bang = ws.searcher.search(SearchRequest("save!", k=5))
+        assert bang.meta.intent is not None and bang.meta.intent["name"] != "definition"
+        # An explicit mode keeps its channel: lexical reads `pair_list!` as the text it is.
+        lexical = ws.searcher.search(SearchRequest("pair_list!", mode="lexical", k=5))
+        assert [h.path for h in lexical.hits] == ["src/users.rs"]
+    finally:
+        ws.close()

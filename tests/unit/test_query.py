@@ -140,6 +140,12 @@ def test_other_queries_spell_no_name(query: str) -> None:
     ("Rack::Utils.escape!", "Rack::Utils.escape!"),
     ("why?", "why?"), ("is it empty?", None), ("empty??", None), ("a == b", None),
     ("x != nil", None), ("?", None), ("foo?()", None),
+    # Lisp-family names: words joined by `-`, arrows, earmuffs and plus-marked constants.
+    ("update-in-place", "update-in-place"), ("valid-key?", "valid-key?"),
+    ("set-car!", "set-car!"), ("string->symbol", "string->symbol"), ("->Record", "->Record"),
+    ("*max-depth*", "*max-depth*"), ("+eps+", "+eps+"), ("built-in", "built-in"),
+    ("-map", "-map"), ("--each-indexed", "--each-indexed"),
+    ("well-known rule", None), ("a-b-", None), ("-", None), ("*x", None), ("2-3", None),
 ])
 def test_a_marked_name_is_one_name_with_its_mark_alone(query: str, name: str | None) -> None:
     # Whether the index defines it is the searcher's question (`Searcher._defined_mark`).
