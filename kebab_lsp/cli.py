@@ -920,8 +920,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     commands = _subcommands(parser)
     if argv and argv[0] in commands and argv[0] != "cache":
-        # Intermixed, so `kebab search QUERY -k 5 PATH` works as people type it.
-        args = commands[argv[0]].parse_intermixed_args(argv[1:])
+        # Intermixed, so `kebab search QUERY -k 5 PATH` works as people type it; after `--`,
+        # as typed (Python 3.11's intermixed parse drops what follows it: `kebab search --
+        # --dry-run` answered "the following arguments are required: query").
+        rest = argv[1:]
+        command = commands[argv[0]]
+        args = command.parse_args(rest) if "--" in rest else command.parse_intermixed_args(rest)
     else:
         args = parser.parse_args(argv)
     try:

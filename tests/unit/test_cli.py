@@ -98,6 +98,20 @@ def test_human_grouped_output_lists_the_files_group(sample_repo: Path, index_roo
     assert lines[2].startswith("src/users/store.py  (python, 1 hit(s), ")
 
 
+def test_a_query_that_starts_with_a_dash_follows_a_double_dash(tmp_path: Path,
+                                                                index_root: Path) -> None:
+    # A flag is a common thing to look for. Python 3.11's intermixed parse dropped what
+    # follows `--`, and the command answered "the following arguments are required: query".
+    (tmp_path / "deploy.sh").write_text("#!/bin/sh\nmake release --dry-run\n")
+    assert kebab("index", str(tmp_path), "--no-embed").returncode == 0
+    out = kebab("search", "--json", "-k", "3", "--mode", "lexical", "--", "--dry-run",
+                str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    hits = json.loads(out.stdout)["hits"]
+    assert [(h["path"], h["selection"]["start"]) for h in hits] == [
+        ("deploy.sh", {"line": 1, "character": 15})]  # `dry`: words match, not dashes
+
+
 def test_search_bad_input_is_a_clear_error(sample_repo: Path, index_root: Path) -> None:
     out = kebab("search", "'user AND'", str(sample_repo))
     assert out.returncode == 2
