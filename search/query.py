@@ -314,12 +314,12 @@ def route(parsed: ParsedQuery) -> Intent:
 #: index defines it (`search.engine.Searcher._defined_mark`): on rack, 8 of the 9 names a
 #: definition-first search missed in `auto` were predicates, answered as questions.
 #: Lisp-family names are marked too, by the characters they are spelled with: words joined by
-#: `-` (`update-in-place`, `valid-key?`, `string->symbol`, dash.el's `-map` and `--map`),
-#: `*earmuffs*` and `+constants+`.
+#: `-` (`update-in-place`, `valid-key?`, `string->symbol`, dash.el's `-map`, `--map` and
+#: `-as->`), `*earmuffs*` and `+constants+`.
 #: Prose reads `built-in` and `*important*` otherwise, so the same check applies.
 _LISP_NAME = (f"[*+]{_NAME}(?:-+>?{WORD_CHAR}+)*[*+]"
-              f"|->{_NAME}(?:-+>?{WORD_CHAR}+)*|{_NAME}(?:-+>?{WORD_CHAR}+)+[?!*]?"
-              f"|-+{_NAME}(?:-+>?{WORD_CHAR}+)*[?!*]?")
+              f"|(?=\\S*-)-*>?{_NAME}(?:-+>?{WORD_CHAR}+)*(?:-+>+)?[?!*]?")
+
 _MARKED_NAME = re.compile(f"#{_NAME}|(?:{_NAME}(?:\\.|::|#))*{_NAME}[?!=]|{_LISP_NAME}")
 
 

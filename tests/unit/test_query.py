@@ -144,7 +144,8 @@ def test_other_queries_spell_no_name(query: str) -> None:
     ("update-in-place", "update-in-place"), ("valid-key?", "valid-key?"),
     ("set-car!", "set-car!"), ("string->symbol", "string->symbol"), ("->Record", "->Record"),
     ("*max-depth*", "*max-depth*"), ("+eps+", "+eps+"), ("built-in", "built-in"),
-    ("-map", "-map"), ("--each-indexed", "--each-indexed"),
+    ("-map", "-map"), ("--each-indexed", "--each-indexed"), ("-as->", "-as->"),
+    ("some->", "some->"), ("-->", None), ("x-", None),
     ("well-known rule", None), ("a-b-", None), ("-", None), ("*x", None), ("2-3", None),
 ])
 def test_a_marked_name_is_one_name_with_its_mark_alone(query: str, name: str | None) -> None:
