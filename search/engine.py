@@ -136,6 +136,8 @@ def _invoked_macro(name: str, defined: Callable[[str], list[tuple[str, Span]]]) 
     text, one hit per file at its first call, and the `macro_rules!` that defines it was not
     among them. Ruby's `save!` is a name of its own, so a Ruby `save` is not taken for it."""
     bare, mark = name[:-1], name[-1:]
+    if mark.isalnum() or mark == "_":  # no mark: `#name`, `update-in-place`
+        return None
     for path, _ in defined(defined_name(bare)):
         lang = detect_language(path)
         if lang is not None and language_rules(lang).macro_mark == mark:
