@@ -455,6 +455,12 @@ async def test_lisp_names_and_a_rust_macro_answer_with_their_definitions(
         top = await first_named(s, query, "name with a mark")
         assert top["location"]["uri"].endswith(path), query
         assert top["selection"]["start"] == {"line": line, "character": col}, query
+    # workspace/symbol finds a Lisp name whole, and by a piece across its hyphens.
+    for query in ("update-in-place", "in-place", "uip"):
+        found = await s.symbols(query)
+        assert found, query
+        assert found[0].name == "update-in-place", (query, [x.name for x in found])
+        assert found[0].location.range.start.line == 2
 
 
 async def test_a_local_type_is_cited_at_its_line_in_the_chunk_that_holds_it(
