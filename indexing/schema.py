@@ -59,7 +59,10 @@ from indexing.text import FTS_TOKENIZER
 #     Janet), with docstrings a pattern captures (`@doc`), and in Elm, Groovy, Starlark, Nix,
 #     Make, CMake, Nim, D, Fortran, Pascal, Ada, Verilog, VHDL, Vim script and LaTeX; docs
 #     without Fortran's, Pascal's, D's and CMake's comment markers or Nim's `##`.
-SCHEMA_VERSION = 20
+# 21: a JSDoc block one blank line above a JavaScript or TypeScript definition documents it
+#     (`doc_gap_comment`), and a named function bound to its own name (`app.init = function
+#     init()`, `const f = function f()`) is one definition, not two nested ones.
+SCHEMA_VERSION = 21
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for
 #: another version (`indexing.store.carry`): since 8, `embed_cache` holds (model, embedded-text

@@ -95,6 +95,7 @@ def definitions(lang: str, src: SourceText, root: Node) -> list[Definition]:
         hits = _best_hits(lang, root)
         defs = [d for d in (_resolve(rules, src, *hit) for hit in hits) if d]
     defs.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte, d.name_node.start_byte))
+    defs = _without_restated(defs)
     if rules.merge_clauses:
         defs = _merge_clauses(defs)
     _link(defs, _package_scopes(rules, src, root), rules)
@@ -352,6 +353,27 @@ def _package_at(packages: list[tuple[int, str]], byte: int) -> str:
             break
         current = name
     return current
+
+
+def _without_restated(defs: list[Definition]) -> list[Definition]:
+    """`app.init = function init() {}` and `const f = function f() {}` name one function
+    twice: the named function is the value bound to the same name, one definition (the
+    binding, whose range and comment hold both), not a second one nested in the first."""
+    kept: list[Definition] = []
+    for d in defs:
+        binding = next((k for k in reversed(kept[-2:]) if _restates(k, d)), None)
+        if binding is None:
+            kept.append(d)
+    return kept
+
+
+def _restates(binding: Definition, d: Definition) -> bool:
+    """Whether `d` is the value (`right`, `value`) of the binding of its own name."""
+    bound = d.node.parent
+    if d.name != binding.name or bound is None or bound not in (
+            binding.node, binding.name_node.parent):
+        return False
+    return any(bound.child_by_field_name(f) == d.node for f in ("value", "right"))
 
 
 def _merge_clauses(defs: list[Definition]) -> list[Definition]:

@@ -29,6 +29,28 @@
   name: (identifier) @name
   value: [(arrow_function) (function_expression)]) @definition.function
 
+; A function assigned to a prototype is a method of the constructor it names:
+; `Layer.prototype.match = function match(path) {}` is `Layer.match`.
+(assignment_expression
+  left: (member_expression
+    object: (member_expression
+      object: (identifier) @scope
+      property: (property_identifier) @_prototype)
+    property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression)]
+  (#eq? @_prototype "prototype")) @definition.method
+
+; A function assigned to a property of a named object belongs to it: `app.init = function
+; init() {}` is `app.init`, as a Lua `M.f = function` is `M.f`. Not the module's own
+; `exports` or a global (`window`), which name no object a reader would search by
+; (`#not-any-of?` is not applied by this tree-sitter: a match is kept whatever it says).
+(assignment_expression
+  left: (member_expression
+    object: (identifier) @scope
+    property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression)]
+  (#not-match? @scope "^(exports|module|self|window|globalThis)$")) @definition.function
+
 ; Functions assigned to a name or a property: `exports.f = function () {}`, `a.b = () => {}`.
 (assignment_expression
   left: [(identifier) @name (member_expression property: (property_identifier) @name)]
