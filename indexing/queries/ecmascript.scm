@@ -88,3 +88,23 @@
   (export_statement
     (variable_declaration
       (variable_declarator name: (identifier) @name) @definition.variable)))
+
+; A CommonJS module's exported values: `exports.etag = createETagGenerator(...)`,
+; `module.exports.version = "1.0"`. One bound to a function is a function (above).
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression
+        object: (identifier) @_exports
+        property: (property_identifier) @name)
+      (#eq? @_exports "exports")) @definition.variable))
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression
+        object: (member_expression
+          object: (identifier) @_module
+          property: (property_identifier) @_exports)
+        property: (property_identifier) @name)
+      (#eq? @_module "module")
+      (#eq? @_exports "exports")) @definition.variable))

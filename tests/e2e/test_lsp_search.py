@@ -569,7 +569,7 @@ async def test_express_style_javascript_answers_with_one_documented_definition(
     s = await ready(start_server, [root])
     inits = [x for x in await s.symbols("init") if x.name == "init"]
     assert [(x.container_name, x.location.range.start.line) for x in inits] == [("app", 21)]
-    for query, title, line, col in (("Layer.prototype.match", "Layer.match", 68, 16),
+    for query, title, line, col in (("Layer.prototype.match", "Layer.match", 76, 16),
                                     ("app.init", "app.init", 21, 4)):
         top = valid(await s.search({"query": query, "k": 1}))["hits"][0]
         assert (top["title"], top["selection"]["start"]) == (
