@@ -40,6 +40,7 @@ from search.query import (
     CODE_FRAGMENT,
     CODE_NOT_FOUND,
     FIND_PHRASE,
+    FIND_WORDS_NAME,
     MARKED_NAME,
     MAX_TERMS,
     PRIVATE_NAME,
@@ -57,6 +58,7 @@ from search.query import (
     parse,
     reads_as_sentence,
     route,
+    spelled_as_code,
     too_many_terms,
     usage_question,
 )
@@ -101,7 +103,8 @@ _INTENT_PLAN = {"definition": "lexical", "concept": "hybrid", "exact_text": "lex
 _LOOKUPS = frozenset({"definition", "exact_text", "similar"})
 
 
-def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent, ParsedQuery]:
+def _plan(req: SearchRequest, parsed: ParsedQuery,
+          defined: Callable[[str], list[tuple[str, Span]]]) -> tuple[str, Intent, ParsedQuery]:
     """(channel plan, intent, the query as the arms read it): which arms run, and why."""
     if req.intent != "auto":
         intent, parsed = asked_intent(req.intent, parsed)
@@ -110,9 +113,23 @@ def _plan(req: SearchRequest, parsed: ParsedQuery) -> tuple[str, Intent, ParsedQ
     if req.mode != "auto":
         return req.mode, Intent(req.mode, "mode set by request"), parsed
     intent = route(parsed)
-    if intent.rule == FIND_PHRASE and intent.symbol:  # the question is only about the name
-        parsed = parse(intent.symbol)
+    if intent.rule == FIND_PHRASE and intent.symbol:
+        if not spelled_as_code(intent.symbol) and _spells_defined_name(parsed, defined):
+            intent = Intent("concept", FIND_WORDS_NAME)
+        else:  # the question is only about the name
+            parsed = parse(intent.symbol)
     return _INTENT_PLAN.get(intent.name, "lexical"), intent, parsed
+
+
+def _spells_defined_name(parsed: ParsedQuery,
+                         defined: Callable[[str], list[tuple[str, Span]]]) -> bool:
+    """Whether the query's words, "find" among them, spell a name the index defines, as
+    written or private (`findFile`, `_findOption`, `find_module`). Read as "find `option`",
+    "find option" searched for `option` alone and put commander's `_findOption` 43rd; read
+    as the name's words, its definition comes first (`_worded_definition_first`) and the
+    definitions of `option` follow, for what they share. A name spelled as code after the
+    verb ("find Command", "find parse_args") is what is asked for, and stays the find."""
+    return any(defined(name) or defined(f"_{name}") for name in name_spellings(parsed))
 
 
 def _defined_mark(req: SearchRequest, parsed: ParsedQuery,
@@ -268,7 +285,7 @@ class Searcher:
         # Where a name is defined, asked by routing, the lexical arm and the priors: read once.
         defined = functools.cache(self.store.definition_places)
         marked = _defined_mark(req, parsed, defined)
-        plan, intent, parsed = _plan(req, parsed)
+        plan, intent, parsed = _plan(req, parsed, defined)
         if marked and req.mode == "auto":
             rule = PRIVATE_NAME if marked.startswith("#") else MARKED_NAME
             plan, intent = _INTENT_PLAN["definition"], Intent("definition", rule, marked)

@@ -263,6 +263,8 @@ MARKED_NAME = "name with a mark"
 CODE_NOT_FOUND = "code fragment not found as text"
 #: "where is X defined", "find X", "definition of X": the question is only about X.
 FIND_PHRASE = "find phrase"
+#: "find option" where the index defines `findOption`: the words are that name, not a find.
+FIND_WORDS_NAME = "find phrase that spells a defined name"
 
 
 def is_question(text: str) -> bool:
@@ -397,6 +399,10 @@ def _bare(identifier: str) -> str:
 #: A word that is spelled as code: a capital after its first letter or at its start, an
 #: underscore, a digit, a call, a member or a path.
 _CODE_SPELLED = re.compile(r"^.+[A-Z]|^[A-Z]|_|\d|\(\)|\.|::")
+
+
+def spelled_as_code(word: str) -> bool:
+    return _CODE_SPELLED.search(word) is not None
 
 
 def asked_name(parsed: ParsedQuery) -> tuple[str, ParsedQuery]:

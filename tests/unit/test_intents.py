@@ -107,3 +107,33 @@ def test_a_definition_question_searches_for_the_name_it_asks_for(tmp_path: Path)
     assert routed.meta.intent == {"name": "definition", "rule": "find phrase"}
     assert routed.hits[0].title == "Widget"
     assert asked[0] == "Widget"
+
+
+def test_a_find_phrase_that_spells_a_defined_name_asks_for_that_name(tmp_path: Path) -> None:
+    # "find option" in a tree that defines `_find_option` asks for that function: read as
+    # "find `option`", the option class and every short chunk about options came first. A
+    # name spelled as code after the verb ("find Option") is what is asked for, and words
+    # that spell no defined name ("find flag") stay a find.
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "options.py").write_text(
+        'class Option:\n    """A command-line option."""\n\n    flag = ""\n\n\n'
+        "class Command:\n    def _find_option(self, flag):\n"
+        "        for candidate in self.options:\n"
+        "            if candidate.flag == flag:\n                return candidate\n"
+        "        return None\n")
+    (root / "uses.py").write_text("".join(f"def use_{i}(option):\n    return option.flag\n\n\n"
+                                          for i in range(60)))
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
+    try:
+        ws.indexer.index()
+        spelled = ask(ws, "find option")
+        coded = ask(ws, "find Option")
+        plain = ask(ws, "find flag")
+    finally:
+        ws.close()
+    assert spelled[0] == {"name": "concept", "rule": "find phrase that spells a defined name"}
+    assert spelled[1][0] == "Command._find_option"
+    assert coded[0] == {"name": "definition", "rule": "find phrase"}
+    assert coded[1][0] == "Option"
+    assert plain[0] == {"name": "definition", "rule": "find phrase"}
