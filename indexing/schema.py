@@ -62,8 +62,9 @@ from indexing.text import FTS_TOKENIZER
 # 21: a JSDoc block one blank line above a JavaScript or TypeScript definition documents it
 #     (`doc_gap_comment`), and a named function bound to its own name (`app.init = function
 #     init()`, `const f = function f()`) is one definition, not two nested ones; one assigned
-#     to an object's property or a prototype belongs to it (`app.init`, `Layer.match`); a
-#     CommonJS module's exported values (`exports.etag = ...`) are definitions.
+#     to an object's property or a prototype, or a member of an object assigned to a
+#     prototype, belongs to it (`app.init`, `Layer.match`); a class bound to a name is that
+#     class; a CommonJS module's exported values (`exports.etag = ...`) are definitions.
 SCHEMA_VERSION = 21
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for

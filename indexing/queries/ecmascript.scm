@@ -16,6 +16,27 @@
   (generator_function name: (identifier) @name)
 ] @definition.function
 
+; The members of an object assigned to a prototype are the constructor's methods:
+; `Emitter.prototype = { on: function (event, fn) {}, off(event) {} }`. Before the plain
+; method pattern, which would otherwise win `off` for want of its scope.
+(assignment_expression
+  left: (member_expression
+    object: (identifier) @scope
+    property: (property_identifier) @_prototype)
+  right: (object
+    (pair
+      key: (property_identifier) @name
+      value: [(arrow_function) (function_expression)]) @definition.method)
+  (#eq? @_prototype "prototype"))
+(assignment_expression
+  left: (member_expression
+    object: (identifier) @scope
+    property: (property_identifier) @_prototype)
+  right: (object
+    (method_definition
+      name: (property_identifier) @name) @definition.method)
+  (#eq? @_prototype "prototype"))
+
 (method_definition
   name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 
@@ -39,6 +60,11 @@
     property: (property_identifier) @name)
   right: [(arrow_function) (function_expression)]
   (#eq? @_prototype "prototype")) @definition.method
+
+; A class bound to a name is that class: `const Store = class { get(key) {} }`.
+(variable_declarator
+  name: (identifier) @name
+  value: (class)) @definition.class
 
 ; A function assigned to a property of a named object belongs to it: `app.init = function
 ; init() {}` is `app.init`, as a Lua `M.f = function` is `M.f`. Not the module's own
