@@ -65,7 +65,8 @@ from indexing.text import FTS_TOKENIZER
 #     to an object's property or a prototype, or a member of an object assigned to a
 #     prototype or bound to a name, belongs to it (`app.init`, `Layer.match`, `api.list`); a
 #     class bound to a name is that
-#     class; a CommonJS module's exported values (`exports.etag = ...`) are definitions.
+#     class; a CommonJS module's exported values (`exports.etag = ...`) are definitions. A
+#     Lisp's discarded forms (`(comment ...)`, `#_`, `#;`) define nothing.
 SCHEMA_VERSION = 21
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for

@@ -110,11 +110,15 @@ def _best_hits(lang: str, root: Node) -> list[Hit]:
     the more specific kind wins, then the earlier pattern. `@scope` captures name the scope
     written in the definition itself (Lua's `M` in `function M.f`, Terraform's resource
     type); `@doc` the docstring written inside it where a grammar has no field for one
-    (Lisp's `(defn name "doc" [args] ...)`)."""
+    (Lisp's `(defn name "doc" [args] ...)`). `@inert` captures code the language reads and
+    throws away (Clojure's `(comment ...)` and `#_`, Scheme's `#;`): nothing in it is
+    defined."""
     best: dict[tuple[int, int], tuple[tuple[int, int], Hit]] = {}
+    inert: list[tuple[int, int]] = []
     cursor = QueryCursor(get_query(lang))
     cursor.set_max_start_depth(MAX_DEF_DEPTH)
     for index, captures in cursor.matches(root):
+        inert.extend((n.start_byte, n.end_byte) for n in captures.get("inert", ()))
         def_key = next((k for k in captures if k.startswith("definition.")), None)
         names = captures.get("name")
         if def_key is None or not names or not captures[def_key]:
@@ -128,7 +132,9 @@ def _best_hits(lang: str, root: Node) -> list[Hit]:
             key = (name_node.start_byte, name_node.end_byte)
             if key not in best or score > best[key][0]:
                 best[key] = (score, (kind, captures[def_key][0], name_node, scopes, doc))
-    return [hit for _, hit in best.values()]
+    return [hit for _, hit in best.values()
+            if not any(start <= hit[1].start_byte and hit[1].end_byte <= end
+                       for start, end in inert)]
 
 
 def _innermost_name(node: Node) -> Node:

@@ -105,3 +105,11 @@
   (vec_lit)
   (list_lit . (sym_lit name: (sym_name) @name) . (vec_lit)) @definition.function
   (#any-of? @_kind "defrecord" "deftype"))
+
+; A rich comment, `(comment (defn scratch [] ...))`, and a form after `#_` are read and thrown
+; away: nothing in them is defined.
+(list_lit
+  .
+  (sym_lit name: (sym_name) @_head)
+  (#eq? @_head "comment")) @inert
+(dis_expr) @inert

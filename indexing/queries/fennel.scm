@@ -32,3 +32,9 @@
 (program [(local . (binding (symbol) @name) . [(fn) (lambda)])
           (var . (binding (symbol) @name) . [(fn) (lambda)])
           (global . (binding (symbol) @name) . [(fn) (lambda)])] @definition.function)
+
+; `(comment (fn scratch [] ...))` is read and thrown away: nothing in it is defined.
+(list
+  .
+  (symbol) @_head
+  (#eq? @_head "comment")) @inert

@@ -25,3 +25,9 @@
     .
     (symbol) @name
     (#any-of? @_kind "def-" "var-")) @definition.variable)
+
+; `(comment (defn scratch [] ...))` is read and thrown away: nothing in it is defined.
+(tuple
+  .
+  (symbol) @_head
+  (#eq? @_head "comment")) @inert

@@ -47,3 +47,6 @@
   .
   (symbol) @name
   (#any-of? @_kind "module" "module*")) @definition.module
+
+; A datum after `#;` is read and thrown away: nothing in it is defined.
+(sexp_comment) @inert

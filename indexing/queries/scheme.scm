@@ -120,3 +120,7 @@
   (_)
   (list . (symbol) (symbol) @name @definition.function)
   (#eq? @_kind "define-record-type"))
+
+; A datum after `#;` is read and thrown away (Scheme's grammar wraps it in a `comment`,
+; Racket's in a `sexp_comment`): nothing in it is defined. A `;` line holds no definition.
+(comment) @inert
