@@ -366,9 +366,8 @@ def _without_restated(defs: list[Definition]) -> list[Definition]:
     twice: the named function is the value bound to the same name, one definition (the
     binding, whose range and comment hold both), not a second one nested in the first."""
     kept: list[Definition] = []
-    for d in defs:
-        binding = next((k for k in reversed(kept[-2:]) if _restates(k, d)), None)
-        if binding is None:
+    for d in defs:  # in position order: the binding comes right before its value
+        if not (kept and _restates(kept[-1], d)):
             kept.append(d)
     return kept
 
