@@ -63,8 +63,7 @@ from indexing.text import FTS_TOKENIZER
 #     (`doc_gap_comment`), and a named function bound to its own name (`app.init = function
 #     init()`, `const f = function f()`) is one definition, not two nested ones; one assigned
 #     to an object's property or a prototype, or a member of an object assigned to a
-#     prototype or bound to a name, belongs to it (`app.init`, `Layer.match`, `api.list`); a
-#     class bound to a name is that
+#     prototype, belongs to it (`app.init`, `Layer.match`); a class bound to a name is that
 #     class; a CommonJS module's exported values (`exports.etag = ...`) are definitions. A
 #     Lisp's discarded forms (`(comment ...)`, `#_`, `#;`) define nothing.
 SCHEMA_VERSION = 21

@@ -37,21 +37,6 @@
       name: (property_identifier) @name) @definition.method)
   (#eq? @_prototype "prototype"))
 
-; The methods of an object literal bound to a name belong to it: `const api = { list() {},
-; remove: (id) => {} }` defines `api.list` and `api.remove`. Only its own members: not those
-; of an object nested in it, nor of one passed to a call.
-(variable_declarator
-  name: (identifier) @scope
-  value: (object
-    (method_definition
-      name: (property_identifier) @name) @definition.method))
-(variable_declarator
-  name: (identifier) @scope
-  value: (object
-    (pair
-      key: (property_identifier) @name
-      value: [(arrow_function) (function_expression)]) @definition.function))
-
 (method_definition
   name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 
