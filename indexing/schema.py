@@ -65,7 +65,8 @@ from indexing.text import FTS_TOKENIZER
 #     to an object's property or a prototype, or a member of an object assigned to a
 #     prototype, belongs to it (`app.init`, `Layer.match`); a class bound to a name is that
 #     class; a CommonJS module's exported values (`exports.etag = ...`) are definitions. A
-#     Lisp's discarded forms (`(comment ...)`, `#_`, `#;`) define nothing.
+#     Lisp's discarded forms (`(comment ...)`, `#_`, `#;`) define nothing; Common Lisp's
+#     defining forms count in any case (`DEFUN`).
 SCHEMA_VERSION = 21
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for

@@ -44,6 +44,27 @@
     ((str_lit) @doc . (_))?)
   (#eq? @_kind "defmethod")) @definition.method
 
+; `(DEFUN name (args) "doc" ...)` in capitals (or any case but all lower): the grammar reads
+; only `defun` and its kin as a `defun` node, so this is a plain list; the reader folds case,
+; so it is the same definition. The other forms below are matched in any case too.
+(list_lit
+  .
+  (sym_lit) @_kind
+  .
+  [(sym_lit) @name (package_lit symbol: (sym_lit) @name)]
+  .
+  (list_lit)
+  .
+  ((str_lit) @doc . (_))?
+  (#match? @_kind "(?i)^(defun|defmacro|defgeneric)$")) @definition.function
+
+(list_lit
+  .
+  (sym_lit) @_kind
+  .
+  [(sym_lit) @name (package_lit symbol: (sym_lit) @name)]
+  (#match? @_kind "(?i)^defmethod$")) @definition.method
+
 ; `(defvar *name* value "doc")`; a lone value is no docstring.
 (list_lit
   .
@@ -52,7 +73,7 @@
   (sym_lit) @name
   .
   ((_) . (str_lit) @doc)?
-  (#any-of? @_kind "defvar" "defparameter")) @definition.variable
+  (#match? @_kind "(?i)^(defvar|defparameter)$")) @definition.variable
 
 (list_lit
   .
@@ -61,7 +82,7 @@
   (sym_lit) @name
   .
   ((_) . (str_lit) @doc)?
-  (#eq? @_kind "defconstant")) @definition.constant
+  (#match? @_kind "(?i)^defconstant$")) @definition.constant
 
 (list_lit
   .
@@ -70,7 +91,7 @@
   [(kwd_lit (kwd_symbol) @name) (sym_lit) @name (str_lit) @name]
   (list_lit . (kwd_lit (kwd_symbol) @_option) . (str_lit) @doc)?
   (#eq? @_option "documentation")
-  (#eq? @_kind "defpackage")) @definition.module
+  (#match? @_kind "(?i)^defpackage$")) @definition.module
 
 ; Classes and conditions, with their slots as fields.
 (list_lit
@@ -84,7 +105,7 @@
   (list_lit)
   (list_lit . (kwd_lit (kwd_symbol) @_option) . (str_lit) @doc)?
   (#eq? @_option "documentation")
-  (#any-of? @_kind "defclass" "define-condition")) @definition.class
+  (#match? @_kind "(?i)^(defclass|define-condition)$")) @definition.class
 
 (list_lit
   .
@@ -95,7 +116,7 @@
   (list_lit)
   .
   (list_lit [(sym_lit) @name @definition.field (list_lit . (sym_lit) @name) @definition.field])
-  (#any-of? @_kind "defclass" "define-condition"))
+  (#match? @_kind "(?i)^(defclass|define-condition)$"))
 
 ; `(defstruct name "doc" slot (slot default))`, or `(defstruct (name options) ...)`.
 (list_lit
@@ -105,7 +126,7 @@
   [(sym_lit) @name (list_lit . (sym_lit) @name)]
   .
   (str_lit)? @doc
-  (#eq? @_kind "defstruct")) @definition.struct
+  (#match? @_kind "(?i)^defstruct$")) @definition.struct
 
 (list_lit
   .
@@ -113,4 +134,4 @@
   .
   [(sym_lit) (list_lit . (sym_lit))]
   [(sym_lit) @name @definition.field (list_lit . (sym_lit) @name) @definition.field]
-  (#eq? @_kind "defstruct"))
+  (#match? @_kind "(?i)^defstruct$"))
