@@ -73,6 +73,12 @@ EVAL_CORPORA: tuple[Corpus, ...] = (
     Corpus("rich", "python", "pypi", "rich", "13.9.4", "rich-13.9.4"),
     Corpus("query-core", "typescript", "npm", "@tanstack/query-core", "5.59.0", "package/src"),
 )
+# Measured in a report, not in `make bench`'s Quality step: the first plain-JavaScript tree
+# (docs/bench/quality-2026-12-02.md), fetched like the others so that `fetch` can rebuild it and
+# its questions' root resolves.
+EXTRA_EVAL_CORPORA: tuple[Corpus, ...] = (
+    Corpus("express", "javascript", "npm", "express", "4.21.2", "package"),
+)
 QUESTIONS = BENCH_DIR / "questions"
 
 

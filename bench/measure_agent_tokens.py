@@ -197,6 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     specs = sorted(QUESTIONS.glob("*.json"))
     if args.corpus:
         specs = [s for s in specs if s.stem in args.corpus]
+    from bench import corpora
+    for corpus in (*corpora.EVAL_CORPORA, *corpora.EXTRA_EVAL_CORPORA):
+        if any(s.stem == corpus.key for s in specs):
+            corpora.fetch(corpus)  # a question file's root is its corpus, unpacked
     results = []
     for spec in specs:
         res = asyncio.run(measure_corpus(spec, Path(args.index_dir), not args.no_embed,

@@ -46,11 +46,6 @@ class LanguageRules:
     #: Blank lines that may separate a documenting comment from its definition (Perl's POD
     #: block usually stands one blank line above the `sub`).
     doc_gap: int = 0
-    #: With `doc_gap`, only a comment this matches may stand that far above its definition;
-    #: any other must touch it. JSDoc's `/** ... */` is often written a blank line above
-    #: `app.init = function init()` (express, and TypeScript's hover attaches it so), while a
-    #: `//` note a blank line up documents nothing. None: the gap holds for every comment.
-    doc_gap_comment: re.Pattern[str] | None = None
     #: Node types above a definition that belong to it, between it and its comment (Rust's
     #: `#[derive]`, C#'s `[Serializable]`, Erlang's `-spec`).
     attribute_nodes: frozenset[str] = frozenset({"attribute_item", "attribute_list"})
@@ -100,8 +95,7 @@ _LIST_RULES = frozenset(
 )
 _RULE_TYPES: dict[str, type] = {
     "extends": str, "extractor": str, "doc": str, "doc_comment": str, "doc_node": str,
-    "comment_nodes": list, "attribute_nodes": list, "doc_gap": int, "doc_gap_comment": str,
-    "doc_markup": str,
+    "comment_nodes": list, "attribute_nodes": list, "doc_gap": int, "doc_markup": str,
     "package_node": str,
     "receiver_nodes": list, "member_parameters": list, "signature_nodes": list,
     "container_nodes": list,
@@ -138,7 +132,7 @@ def language_rules(lang: str) -> LanguageRules:
             raise ValueError(f"{path}: {key} = {value!r} is not valid")
     parent = raw.get("extends")
     base = language_rules(parent) if parent else LanguageRules()
-    for key in ("doc_comment", "doc_gap_comment", "macro_lines"):
+    for key in ("doc_comment", "macro_lines"):
         if key in raw:
             raw[key] = re.compile(raw[key])
     for key in _LIST_RULES & raw.keys():

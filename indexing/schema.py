@@ -59,8 +59,7 @@ from indexing.text import FTS_TOKENIZER
 #     Janet), with docstrings a pattern captures (`@doc`), and in Elm, Groovy, Starlark, Nix,
 #     Make, CMake, Nim, D, Fortran, Pascal, Ada, Verilog, VHDL, Vim script and LaTeX; docs
 #     without Fortran's, Pascal's, D's and CMake's comment markers or Nim's `##`.
-# 21: a JSDoc block one blank line above a JavaScript or TypeScript definition documents it
-#     (`doc_gap_comment`), and a named function bound to its own name (`app.init = function
+# 21: a named JavaScript or TypeScript function bound to its own name (`app.init = function
 #     init()`, `const f = function f()`) is one definition, not two nested ones; one assigned
 #     to an object's property or a prototype, or a member of an object assigned to a
 #     prototype, belongs to it (`app.init`, `Layer.match`); a class bound to a name is that

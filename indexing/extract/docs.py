@@ -45,8 +45,7 @@ def lead(node: Node, rules: LanguageRules) -> tuple[Node, list[Node]]:
     comments: list[Node] = []
     top = top_node
     previous = top_node.prev_named_sibling
-    while (previous is not None
-           and end_row(previous) >= top.start_point.row - 1 - _gap(previous, rules)):
+    while previous is not None and end_row(previous) >= top.start_point.row - 1 - rules.doc_gap:
         if previous.type in rules.attribute_nodes:
             top = previous
         elif is_comment(previous, rules) and not _is_trailing(previous):
@@ -56,14 +55,6 @@ def lead(node: Node, rules: LanguageRules) -> tuple[Node, list[Node]]:
             break
         previous = previous.prev_named_sibling
     return top, comments
-
-
-def _gap(node: Node, rules: LanguageRules) -> int:
-    """The blank lines that may stand between `node` and the definition below it."""
-    if rules.doc_gap_comment is None:
-        return rules.doc_gap
-    text = (node.text or b"").decode("utf-8", "replace")
-    return rules.doc_gap if is_comment(node, rules) and rules.doc_gap_comment.match(text) else 0
 
 
 def _notes_attribute(node: Node, rules: LanguageRules) -> bool:
@@ -90,7 +81,7 @@ def stray_comments(top: Node, rules: LanguageRules) -> list[Node]:
     found: list[Node] = []
     row = top.start_point.row
     while candidate is not None and is_comment(candidate, rules):
-        if end_row(candidate) < row - 1 - _gap(candidate, rules) or _is_trailing(candidate):
+        if end_row(candidate) < row - 1 - rules.doc_gap or _is_trailing(candidate):
             break
         found.insert(0, candidate)
         row = candidate.start_point.row

@@ -557,11 +557,11 @@ async def test_the_selection_is_the_name_searched_for_not_a_comment_that_spells_
                                     "end": {"line": 6, "character": 26}}
 
 
-async def test_express_style_javascript_answers_with_one_documented_definition(
+async def test_express_style_javascript_answers_with_one_definition_per_function(
         start_server: StartFn, tmp_path: Path) -> None:
-    # `app.init = function init()` was two definitions (`init`, and an `init` inside it), the
-    # JSDoc a blank line above it documented neither, and `Layer.prototype.match` named no
-    # definition: its text was found where it is written, as exact text.
+    # `app.init = function init()` was two definitions (`init`, and an `init` inside it), and
+    # `Layer.prototype.match` named no definition: its text was found where it is written, as
+    # exact text.
     fixture = Path(__file__).resolve().parents[1] / "fixtures/languages/javascript/application.js"
     root = tmp_path / "ws"
     (root / "lib").mkdir(parents=True)
@@ -574,10 +574,3 @@ async def test_express_style_javascript_answers_with_one_documented_definition(
         top = valid(await s.search({"query": query, "k": 1}))["hits"][0]
         assert (top["title"], top["selection"]["start"]) == (
             title, {"line": line, "character": col}), query
-    # The JSDoc's sentence is the definition's doc: its chunk starts at the comment, and the
-    # hit is cited at the sentence.
-    found = valid(await s.search({"query": "Initialize the application", "k": 1,
-                                  "mode": "lexical"}))
-    top = found["hits"][0]
-    assert (top["title"], top["selection"]["start"]) == ("app.init", {"line": 15, "character": 3})
-    assert top["lines"]["start"] == 14
