@@ -31,6 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import corpora
+
 REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = REPO / "bench" / "questions"
 #: The corpora cache (gitignored), as in `bench/corpora.py`; question roots are relative to
@@ -197,7 +199,6 @@ def main(argv: list[str] | None = None) -> int:
     specs = sorted(QUESTIONS.glob("*.json"))
     if args.corpus:
         specs = [s for s in specs if s.stem in args.corpus]
-    from bench import corpora
     for corpus in (*corpora.EVAL_CORPORA, *corpora.EXTRA_EVAL_CORPORA):
         if any(s.stem == corpus.key for s in specs):
             corpora.fetch(corpus)  # a question file's root is its corpus, unpacked

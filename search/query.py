@@ -416,7 +416,7 @@ def asked_name(parsed: ParsedQuery) -> tuple[str, ParsedQuery]:
         if routed.rule == FIND_PHRASE:
             return routed.symbol, parse(routed.symbol)
         return routed.symbol, parsed
-    spelled = [w for w in parsed.raw.split() if _IDENTIFIER.match(w) and _CODE_SPELLED.search(w)]
+    spelled = [w for w in parsed.raw.split() if _IDENTIFIER.match(w) and spelled_as_code(w)]
     if spelled:
         return _bare(spelled[0]), parse(spelled[0])
     return _bare(parsed.terms[-1]), parsed

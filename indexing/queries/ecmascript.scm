@@ -24,17 +24,11 @@
     object: (identifier) @scope
     property: (property_identifier) @_prototype)
   right: (object
-    (pair
-      key: (property_identifier) @name
-      value: [(arrow_function) (function_expression)]) @definition.method)
-  (#eq? @_prototype "prototype"))
-(assignment_expression
-  left: (member_expression
-    object: (identifier) @scope
-    property: (property_identifier) @_prototype)
-  right: (object
-    (method_definition
-      name: (property_identifier) @name) @definition.method)
+    [(pair
+       key: (property_identifier) @name
+       value: [(arrow_function) (function_expression)])
+     (method_definition
+       name: (property_identifier) @name)] @definition.method)
   (#eq? @_prototype "prototype"))
 
 (method_definition
