@@ -66,7 +66,9 @@ from indexing.text import FTS_TOKENIZER
 #     class; a CommonJS module's exported values (`exports.etag = ...`) are definitions. A
 #     Lisp's discarded forms (`(comment ...)`, `#_`, `#;`) define nothing; Common Lisp's
 #     defining forms count in any case (`DEFUN`).
-SCHEMA_VERSION = 21
+# 22: a named function wrapped in calls and bound to its own name (`const Input =
+#     forwardRef(function Input() {})`, `memo(...)`) is one definition, the binding.
+SCHEMA_VERSION = 22
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for
 #: another version (`indexing.store.carry`): since 8, `embed_cache` holds (model, embedded-text

@@ -373,12 +373,18 @@ def _without_restated(defs: list[Definition]) -> list[Definition]:
 
 
 def _restates(binding: Definition, d: Definition) -> bool:
-    """Whether `d` is the value (`right`, `value`) of the binding of its own name."""
-    bound = d.node.parent
+    """Whether `d` is the value (`right`, `value`) of the binding of its own name, itself or
+    wrapped in calls: `const Input = forwardRef(function Input() {})`, `memo(...)`."""
+    value = d.node
+    while (value.parent is not None and value.parent.type == "arguments"
+           and value.parent.parent is not None
+           and value.parent.parent.type == "call_expression"):
+        value = value.parent.parent
+    bound = value.parent
     if d.name != binding.name or bound is None or bound not in (
             binding.node, binding.name_node.parent):
         return False
-    return any(bound.child_by_field_name(f) == d.node for f in ("value", "right"))
+    return any(bound.child_by_field_name(f) == value for f in ("value", "right"))
 
 
 def _merge_clauses(defs: list[Definition]) -> list[Definition]:
