@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from indexing.doc_brief import doc_brief, without_doc
 from indexing.embed import Embedder, EmbedderUnavailable
 from indexing.records import ChunkKind
 from indexing.store import EmbeddingSource, EmbeddingStore, FileHead, text_hash
@@ -129,7 +130,7 @@ SENTENCE_SURFACES = (CODE, SUMMARY, WHOLE)
 #: How far the whole-definition surface is read: twice the code vector's 128 tokens.
 WHOLE_TOKENS = 256
 #: The surfaces a sync computes, as recorded (`SYNCED_SURFACES`); change it with any surface.
-SURFACES = f"{CODE}/bare-wordless,{SUMMARY},{WHOLE}@{WHOLE_TOKENS}t,{FILE}"
+SURFACES = f"{CODE}/bare-wordless,{SUMMARY},{WHOLE}@{WHOLE_TOKENS}t-brief,{FILE}"
 #: Whether files get a vector (switched off only to measure what it brings).
 FILE_SURFACE = True
 #: Top-level definitions named in a file's vector: its head is what the model reads anyway.
@@ -150,17 +151,20 @@ def summary_text(src: EmbeddingSource) -> str | None:
 
 def whole_text(src: EmbeddingSource) -> str | None:
     """The whole-definition surface of a definition's first chunk, None for every other chunk:
-    its path and qualified name in words, its doc when the chunk does not hold it, then the
-    chunk, read to `WHOLE_TOKENS`. Questions written by hand ("how does the client retry") are
-    answered by what a definition does, further down than the code vector reads; scored with
-    the other two for questions, it lifted `auto` on the hand-written sets of all eight eval
-    trees and left the docstring sets alone (docs/bench/quality-2026-11-25c.md, 5); for every
-    sentence, it lifted the doc-blanked sets (quality-2026-11-29d.md)."""
+    its path and qualified name in words, what its doc says it does (`doc_brief`: not its
+    parameter lists or examples), then the chunk without the doc, read to `WHOLE_TOKENS`.
+    Questions written by hand ("how does the client retry") are answered by what a definition
+    does, further down than the code vector reads; scored with the other two for questions, it
+    lifted `auto` on the hand-written sets of all eight eval trees and left the docstring sets
+    alone (docs/bench/quality-2026-11-25c.md, 5); for every sentence, it lifted the
+    doc-blanked sets (quality-2026-11-29d.md). A long doc read first left no room for the code
+    (quality-2026-12-02b.md); the summary vector keeps the doc as written."""
     if not src.leads:
         return None
     head = f"{words(src.path)} {words(src.context)}".strip()
-    doc = src.doc if src.doc and src.doc[:40] not in src.text else ""
-    return "\n".join(part for part in (head, doc, src.text) if part)[: EMBED_TEXT_CHARS * 2]
+    parts = (head, doc_brief(src.doc, HEADER_CHARS), without_doc(src.text, src.doc)) \
+        if src.doc else (head, src.text)
+    return "\n".join(part for part in parts if part)[: EMBED_TEXT_CHARS * 2]
 
 
 def surface_hash(surface: str, text: str) -> str:

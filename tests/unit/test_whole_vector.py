@@ -87,10 +87,46 @@ def test_the_embedder_reads_further_when_asked() -> None:
                        embedder.embed([brief], max_tokens=WHOLE_TOKENS)[0], atol=1e-5)
 
 
-def test_an_index_synced_before_the_whole_vectors_is_not_current(ws: Workspace) -> None:
+@pytest.mark.parametrize("recorded", [
+    "code,summary,file",  # before the whole vectors
+    "code/bare-wordless,summary,whole@256t,file",  # before they read a long doc's brief
+])
+def test_an_index_synced_before_the_whole_vectors_is_not_current(
+        ws: Workspace, recorded: str) -> None:
     vindex = ws.vector_index()
     assert vindex is not None and vindex.is_current()
-    ws.store.set_meta(SYNCED_SURFACES, "code,summary,file")  # as the last release recorded
+    ws.store.set_meta(SYNCED_SURFACES, recorded)  # as an earlier release recorded
     assert not vindex.is_current()  # so `kebab index` syncs, though no file changed
     ws.sync_vectors()
     assert vindex.is_current()
+
+
+# A long doc (a parameter list past what the whole vector reads) before the code the
+# question is about: the whole vector reads what the doc says the function is for, then
+# the code, not the parameters.
+ARGS = "".join(f"        option_{i}: the {i}th tuning knob of the batch, rarely needed.\n"
+               for i in range(24))
+DOCUMENTED = {
+    "jobs/nightly.py": (
+        "def run(batch, **options):\n"
+        '    """Run the nightly batch.\n\n    Args:\n' + ARGS + '    """\n'
+        "    # Email each customer the invoice for the month, with the PDF attached.\n"
+        "    return email_invoice_pdf_to_customers(batch)\n"),
+    **{path: text for path, text in TREE.items() if path != "jobs/nightly.py"},
+}
+
+
+@pytest.fixture
+def documented(tmp_path: Path) -> Iterator[Workspace]:
+    yield from synced_workspace(tmp_path, DOCUMENTED)
+
+
+def test_a_long_doc_leaves_room_for_the_code(documented: Workspace) -> None:
+    run = next(s for s in documented.store.embedding_sources() if s.context == "run")
+    text = whole_text(run)
+    assert text is not None and text.startswith(
+        "jobs nightly py run\nRun the nightly batch.\ndef run(batch, **options):\n"
+        "    # Email each customer")
+    found = documented.searcher.search(SearchRequest(QUESTION, mode="vector", k=3))
+    assert found.hits[0].path == "jobs/nightly.py"
+    assert found.hits[0].retrieval.vector_surface == WHOLE
