@@ -67,7 +67,9 @@ from indexing.text import FTS_TOKENIZER
 #     Lisp's discarded forms (`(comment ...)`, `#_`, `#;`) define nothing; Common Lisp's
 #     defining forms count in any case (`DEFUN`).
 # 22: a named function wrapped in calls and bound to its own name (`const Input =
-#     forwardRef(function Input() {})`, `memo(...)`) is one definition, the binding.
+#     forwardRef(function Input() {})`, `memo(...)`) is one definition, the binding; a
+#     chain of assignments to properties (`res.contentType = res.type = function
+#     contentType()`) defines each property, and the named function is none of its own.
 SCHEMA_VERSION = 22
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for

@@ -364,27 +364,35 @@ def _package_at(packages: list[tuple[int, str]], byte: int) -> str:
 def _without_restated(defs: list[Definition]) -> list[Definition]:
     """`app.init = function init() {}` and `const f = function f() {}` name one function
     twice: the named function is the value bound to the same name, one definition (the
-    binding, whose range and comment hold both), not a second one nested in the first."""
+    binding, whose range and comment hold both), not a second one nested in the first. In a
+    chain (`res.contentType = res.type = function contentType()`) that binding is the one
+    before the last."""
     kept: list[Definition] = []
     for d in defs:  # in position order: the binding comes right before its value
-        if not (kept and _restates(kept[-1], d)):
+        if not any(_restates(binding, d) for binding in kept[-2:]):
             kept.append(d)
     return kept
 
 
 def _restates(binding: Definition, d: Definition) -> bool:
     """Whether `d` is the value (`right`, `value`) of the binding of its own name, itself or
-    wrapped in calls: `const Input = forwardRef(function Input() {})`, `memo(...)`."""
-    value = d.node
-    while (value.parent is not None and value.parent.type == "arguments"
-           and value.parent.parent is not None
-           and value.parent.parent.type == "call_expression"):
-        value = value.parent.parent
-    bound = value.parent
-    if d.name != binding.name or bound is None or bound not in (
-            binding.node, binding.name_node.parent):
+    wrapped in calls (`const Input = forwardRef(function Input() {})`, `memo(...)`) or at
+    the end of a chain of assignments."""
+    if d.name != binding.name:
         return False
-    return any(bound.child_by_field_name(f) == value for f in ("value", "right"))
+    value = d.node
+    while (bound := value.parent) is not None:
+        if bound in (binding.node, binding.name_node.parent):
+            return any(bound.child_by_field_name(f) == value for f in ("value", "right"))
+        if bound.type == "arguments" and bound.parent is not None \
+                and bound.parent.type == "call_expression":
+            value = bound.parent
+        elif bound.type == "assignment_expression" \
+                and bound.child_by_field_name("right") == value:
+            value = bound
+        else:
+            return False
+    return False
 
 
 def _merge_clauses(defs: list[Definition]) -> list[Definition]:

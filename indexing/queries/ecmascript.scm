@@ -71,6 +71,16 @@
   right: [(arrow_function) (function_expression)]
   (#not-match? @scope "^(exports|module|self|window|globalThis)$")) @definition.function
 
+; The same through a chain of assignments: `res.contentType = res.type = function
+; contentType() {}` names it `res.contentType` as well as `res.type`.
+(assignment_expression
+  left: (member_expression
+    object: (identifier) @scope
+    property: (property_identifier) @name)
+  right: (assignment_expression
+    right: [(arrow_function) (function_expression)])
+  (#not-match? @scope "^(exports|module|self|window|globalThis)$")) @definition.function
+
 ; Functions assigned to a name or a property: `exports.f = function () {}`, `a.b = () => {}`.
 (assignment_expression
   left: [(identifier) @name (member_expression property: (property_identifier) @name)]
