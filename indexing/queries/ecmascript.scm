@@ -64,21 +64,14 @@
 ; init() {}` is `app.init`, as a Lua `M.f = function` is `M.f`. Not the module's own
 ; `exports` or a global (`window`), which name no object a reader would search by
 ; (`#not-any-of?` is not applied by this tree-sitter: a match is kept whatever it says).
+; Through a chain of assignments too: `res.contentType = res.type = function contentType()`
+; names it `res.contentType` as well as `res.type`.
 (assignment_expression
   left: (member_expression
     object: (identifier) @scope
     property: (property_identifier) @name)
-  right: [(arrow_function) (function_expression)]
-  (#not-match? @scope "^(exports|module|self|window|globalThis)$")) @definition.function
-
-; The same through a chain of assignments: `res.contentType = res.type = function
-; contentType() {}` names it `res.contentType` as well as `res.type`.
-(assignment_expression
-  left: (member_expression
-    object: (identifier) @scope
-    property: (property_identifier) @name)
-  right: (assignment_expression
-    right: [(arrow_function) (function_expression)])
+  right: [(arrow_function) (function_expression)
+          (assignment_expression right: [(arrow_function) (function_expression)])]
   (#not-match? @scope "^(exports|module|self|window|globalThis)$")) @definition.function
 
 ; Functions assigned to a name or a property: `exports.f = function () {}`, `a.b = () => {}`.
