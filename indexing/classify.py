@@ -1,5 +1,5 @@
-"""Facts about a path that ranking priors use: is it a test, is it generated or vendored, does
-it hold prose or data rather than code.
+"""Facts about a path that ranking priors use: is it a test or an example, is it generated or
+vendored, does it hold prose or data rather than code.
 
 Recorded at index time so that search can demote such files cheaply. They only ever re-rank:
 nothing here hides a file.
@@ -14,6 +14,11 @@ _TEST_NAME = re.compile(
     r"(^test_.*\.py$|_test\.(py|go|rs|c|cc|cpp)$|\.(test|spec)\.[cm]?[jt]sx?$|Tests?\.java$|"
     r"^conftest\.py$)"
 )
+#: Folders of code that shows or exercises the project rather than being it: examples, demos,
+#: samples and benchmarks, in the names the ecosystems use (`_examples` is Go's, whose tools
+#: skip a folder that starts with `_`; `benches` is Cargo's).
+_EXAMPLE_DIRS = frozenset({"examples", "example", "_examples", "samples", "sample", "demo",
+                           "demos", "benches", "benchmarks"})
 _VENDOR_DIRS = frozenset({"vendor", "third_party", "thirdparty", "external", "deps"})
 _GENERATED_NAME = re.compile(
     r"(_pb2(_grpc)?\.py$|\.pb\.go$|\.generated\.\w+$|\.g\.dart$|_gen\.go$)"
@@ -26,6 +31,12 @@ _GENERATED_MARK = re.compile(
 def is_test_path(path: str) -> bool:
     parts = path.split("/")
     return any(p in _TEST_DIRS for p in parts[:-1]) or bool(_TEST_NAME.search(parts[-1]))
+
+
+def is_example_path(path: str) -> bool:
+    """Read from the path when a query is ranked, not recorded: it needs no new column, so an
+    index built before it was added is ranked with it too."""
+    return any(p in _EXAMPLE_DIRS for p in path.split("/")[:-1])
 
 
 def is_generated(path: str, head: str) -> bool:

@@ -17,16 +17,23 @@ on every tree without it; fusion already shows a long definition once (`search.h
 
 from __future__ import annotations
 
-from indexing.classify import is_prose_or_data
+from indexing.classify import is_example_path, is_prose_or_data
 from indexing.records import CALLABLE_KINDS
 from search.scores import kept
 from search.types import Candidate, Prior
 
 DEFINITION = 1.15
 TEST_PATH = 0.85
+EXAMPLE_PATH = TEST_PATH
 GENERATED = 0.75
 PROSE_OR_DATA = 0.7
 CALLABLE_FOR_QUESTION = 1.2
+
+#: Why `EXAMPLE_PATH`, the factor of a test, for a question: an example, like a test, calls the
+#: project's code under the names a question uses ("open", "edit", "group"), in a short
+#: function that matches them closely, while a question about how something works asks for the
+#: code it calls. Other queries are left as they are: a sentence or code copied from an example
+#: is answered by that example. Measured with `kebab eval` (README Quality).
 
 #: Why `CALLABLE_FOR_QUESTION`: a question about behaviour ("how does", "where do we", "what
 #: happens when") is most often answered by code that runs (`CALLABLE_KINDS`). The
@@ -52,6 +59,8 @@ def apply(cands: list[Candidate], question: bool = False) -> list[Candidate]:
                 scale(cand, Prior("callable_for_question", CALLABLE_FOR_QUESTION))
         if row.is_test:
             scale(cand, Prior("test_path", TEST_PATH))
+        if question and is_example_path(row.path):
+            scale(cand, Prior("example_path", EXAMPLE_PATH))
         if row.is_generated:
             scale(cand, Prior("generated_or_vendored", GENERATED))
         if is_prose_or_data(row.lang):

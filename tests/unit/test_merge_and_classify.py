@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from indexing.classify import is_generated, is_prose_or_data, is_test_path
+from indexing.classify import is_example_path, is_generated, is_prose_or_data, is_test_path
 from indexing.records import Span, Symbol, SymbolKind
 from indexing.store import SymbolRow
 from search.merge import FolderMatch, merge_results, merge_symbols
@@ -112,6 +112,16 @@ def test_symbol_matches_merge_by_score_then_tie_breaks_then_folder() -> None:
 ])
 def test_test_paths(path: str, test: bool) -> None:
     assert is_test_path(path) is test
+
+
+@pytest.mark.parametrize(("path", "example"), [
+    ("examples/termui/termui.py", True), ("_examples/basic/main.go", True),
+    ("benches/parse.rs", True), ("packages/ui/demo/App.tsx", True),
+    ("src/examples.py", False), ("src/example_config.go", False), ("demo.js", False),
+    ("lib/counterexamples/x.rs", False),
+])
+def test_example_paths(path: str, example: bool) -> None:
+    assert is_example_path(path) is example
 
 
 def test_generated_and_vendored() -> None:

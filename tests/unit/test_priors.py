@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from indexing.records import Span, Symbol, SymbolKind
 from indexing.store import ChunkRow
 from search import priors
@@ -19,6 +21,13 @@ def cand(cid: str, path: str, score: float, is_test: bool = False,
                    end_line=1, context="", text=None, text_hash=cid, is_test=is_test,
                    is_generated=False, symbol=symbol)
     return Candidate(row, score, Retrieval("hybrid"))
+
+
+def asked_and_told(make: Callable[[], list[Candidate]]
+                   ) -> tuple[list[Candidate], list[Candidate]]:
+    """The same candidates ranked for a question and for a sentence (`apply` re-scores in
+    place, so each gets its own)."""
+    return priors.apply(make(), question=True), priors.apply(make(), question=False)
 
 
 def test_hits_from_one_file_are_not_pushed_down_for_sharing_it() -> None:
@@ -41,21 +50,32 @@ def test_test_paths_are_still_demoted() -> None:
     assert [p.name for p in ranked[1].retrieval.priors] == ["test_path"]
 
 
+def test_an_example_ranks_below_the_code_it_calls() -> None:
+    # click's examples/termui defines `edit`, a three-line command that calls click.edit; asked
+    # "which program is launched when the user has to edit text externally", it matched the
+    # words a little better than the function that answers.
+    asked, told = asked_and_told(lambda: [
+        cand("edit", "examples/termui/termui.py", 0.80, kind=SymbolKind.FUNCTION),
+        cand("Editor.get_editor", "src/click/_termui_impl.py", 0.74, kind=SymbolKind.METHOD)])
+    assert [c.row.chunk_id for c in asked] == ["Editor.get_editor", "edit"]
+    assert [p.name for p in asked[1].retrieval.priors] == [
+        "definition", "callable_for_question", "example_path"]
+    assert asked[1].score == round(0.80 * 1.15 * 1.2 * 0.85, 6)
+    # A sentence copied from the example's doc, or its code, is answered by the example.
+    assert [c.row.chunk_id for c in told] == ["edit", "Editor.get_editor"]
+    assert all(p.name != "example_path" for c in told for p in c.retrieval.priors)
+
+
 def test_a_question_lifts_code_that_runs_above_the_declarations_that_describe_it() -> None:
     # An options interface whose docs restate the behaviour matches the question's words a
     # little better than the undocumented function that does it.
-    def ranked(question: bool) -> list[Candidate]:
-        return priors.apply([cand("SubscriptionOptions", "core/state.ts", 0.80,
-                                  kind=SymbolKind.INTERFACE),
-                             cand("refetchValidQueries", "core/focus.ts", 0.75,
-                                  kind=SymbolKind.FUNCTION)], question=question)
-
-    asked = ranked(question=True)
+    asked, told = asked_and_told(lambda: [
+        cand("SubscriptionOptions", "core/state.ts", 0.80, kind=SymbolKind.INTERFACE),
+        cand("refetchValidQueries", "core/focus.ts", 0.75, kind=SymbolKind.FUNCTION)])
     assert [c.row.chunk_id for c in asked] == ["refetchValidQueries", "SubscriptionOptions"]
     assert [p.name for p in asked[0].retrieval.priors] == ["definition", "callable_for_question"]
     assert [p.name for p in asked[1].retrieval.priors] == ["definition"]
     # A sentence that is not a question (a docstring's words) keeps the order the words gave.
-    told = ranked(question=False)
     assert [c.row.chunk_id for c in told] == ["SubscriptionOptions", "refetchValidQueries"]
 
 
