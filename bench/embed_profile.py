@@ -54,10 +54,10 @@ def gemm_flop(shapes: list[tuple[int, int]]) -> float:
 
 
 def main(argv: list[str]) -> None:
-    import onnxruntime as ort
-
     from bench import corpora
-    from indexing.embed import Embedder
+    from indexing.embed import Embedder, import_onnxruntime
+
+    ort = import_onnxruntime()
 
     tree = Path(argv[0]) if argv else corpora.fetch(corpora.EVAL_CORPORA[0])
     texts = sample_texts(tree, int(argv[1]) if len(argv) > 1 else 300)

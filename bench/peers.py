@@ -159,7 +159,9 @@ def bare_onnx_throughput(
 ) -> tuple[float, npt.NDArray[np.float32]]:
     """Seconds to embed `texts` with a plain tokenizer + InferenceSession loop (mean pooling,
     L2 normalisation), and the vectors, in input order."""
-    import onnxruntime as ort
+    from indexing.embed import import_onnxruntime
+
+    ort = import_onnxruntime()
     from tokenizers import Tokenizer
 
     opts = ort.SessionOptions()

