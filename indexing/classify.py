@@ -1,8 +1,9 @@
 """Facts about a path that ranking priors use: is it a test or an example, is it generated or
 vendored, does it hold prose or data rather than code.
 
-Recorded at index time so that search can demote such files cheaply. They only ever re-rank:
-nothing here hides a file.
+Recorded at index time so that search can demote such files cheaply, but for the example
+folders, which a path shows without reading the file. They only ever re-rank: nothing here
+hides a file.
 """
 
 from __future__ import annotations

