@@ -749,26 +749,28 @@ def show_long_output(lines):
 }
 
 
-def test_a_question_ranks_an_example_below_the_code_it_calls(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def with_examples(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    yield from indexed(tmp_path_factory.mktemp("examples"), EXAMPLES)
+
+
+def test_a_question_ranks_an_example_below_the_code_it_calls(with_examples: Workspace) -> None:
     """An example calls the project's code under the words a question uses; a question asks
     for the code. A sentence copied from the example's doc is still answered by the example.
     Without the prior, the example's fused score (1.173 / 0.85 = 1.38) is above the code's
     (1.36). Every mode applies it; in `lexical` and `vector` the example's lead is wider than
     the prior, which only re-ranks near ties."""
-    ws = next(indexed(tmp_path, EXAMPLES))
-    try:
-        for mode in ("lexical", "vector", "hybrid", "auto"):
-            asked = ws.searcher.search(SearchRequest(
-                "how is long output shown through a pager?", mode=mode, k=5, explain=True))
-            if mode in ("hybrid", "auto"):
-                paths = [h.path for h in asked.hits]
-                assert paths[:2] == ["src/termui.py", "examples/pager/show.py"], (mode, paths)
-            assert all(("example_path" in [p.name for p in h.retrieval.priors])
-                       == h.path.startswith("examples/") for h in asked.hits), mode
-            told = ws.searcher.search(SearchRequest(
-                "Show long output through a pager.", mode=mode, k=5, explain=True))
-            assert told.hits[0].path == "examples/pager/show.py", mode
-            assert all(p.name != "example_path" for h in told.hits
-                       for p in h.retrieval.priors), mode
-    finally:
-        ws.close()
+    ws = with_examples
+    for mode in ("lexical", "vector", "hybrid", "auto"):
+        asked = ws.searcher.search(SearchRequest(
+            "how is long output shown through a pager?", mode=mode, k=5, explain=True))
+        if mode in ("hybrid", "auto"):
+            paths = [h.path for h in asked.hits]
+            assert paths[:2] == ["src/termui.py", "examples/pager/show.py"], (mode, paths)
+        assert all(("example_path" in [p.name for p in h.retrieval.priors])
+                   == h.path.startswith("examples/") for h in asked.hits), mode
+        told = ws.searcher.search(SearchRequest(
+            "Show long output through a pager.", mode=mode, k=5, explain=True))
+        assert told.hits[0].path == "examples/pager/show.py", mode
+        assert all(p.name != "example_path" for h in told.hits
+                   for p in h.retrieval.priors), mode
