@@ -28,7 +28,7 @@ from indexing.store import ChunkRow, QuerySyntaxError, SearchStore
 from indexing.store.retrieval import Checkpoint, go_on  # the stores' long reads take it too
 from indexing.text import has_unspaced_words
 from search.held import held_at
-from search.query import ParsedQuery, content_terms, fill_terms, is_one_name
+from search.query import ParsedQuery, content_terms, fill_terms
 from search.types import InvalidQuery
 
 
@@ -135,7 +135,8 @@ def exact(store: SearchStore, needle: str, filters: Filters, limit: int,
           check: Checkpoint = go_on) -> LexicalResult:
     """One hit per file that contains `needle`, cited at its first occurrence, or, when the
     needle is a name the file defines, at the definition's name (a private `#fetch` is called
-    above the method that defines it, and the hit cited the call); files with more
+    above the method that defines it, and the hit cited the call; a Makefile target such as
+    `build/c/llhttp.o` is a prerequisite of another rule before its own); files with more
     occurrences rank higher, then by path. With a kind filter, only occurrences inside a
     definition of those kinds count, and the first of them is cited: a file whose first
     occurrence is elsewhere still matches, and the total counts the files returned.
@@ -148,9 +149,8 @@ def exact(store: SearchStore, needle: str, filters: Filters, limit: int,
     found: list[tuple[int, str, Span]] = []  # (-count, path, where the first one is)
     where = _Needle(needle)
     defined: dict[str, set[Span]] = {}  # path -> where the needle is defined there
-    if is_one_name(needle):
-        for path, place in store.definition_places(needle):
-            defined.setdefault(path, set()).add(place)
+    for path, place in store.definition_places(needle):
+        defined.setdefault(path, set()).add(place)
     files = store.files_containing(needle, filters, check)
     for done, (path, _lang, text) in enumerate(files):
         check("exact text, reading files", done, len(files))

@@ -325,15 +325,6 @@ _LISP_NAME = (f"[*+]{_NAME}(?:-+>?{WORD_CHAR}+)*[*+]"
 _MARKED_NAME = re.compile(f"#{_NAME}|(?:{_NAME}(?:\\.|::|#))*{_NAME}[?!=]|{_LISP_NAME}")
 
 
-_ONE_NAME = re.compile(f"#?{_NAME}[?!=]?|{_LISP_NAME}")
-
-
-def is_one_name(text: str) -> bool:
-    """`text` is one name as code writes a definition's: an identifier, a `#name`, a name
-    ending in `?`, `!` or `=`, or a Lisp-family name (`update-in-place`, `*max-depth*`)."""
-    return _ONE_NAME.fullmatch(text) is not None
-
-
 def marked_name(parsed: ParsedQuery) -> str | None:
     """The whole query when it is one name with a mark (`_MARKED_NAME`), or None."""
     text = parsed.raw.strip()

@@ -294,6 +294,29 @@ def test_exact_text_that_a_file_defines_is_cited_at_its_definition(tmp_path: Pat
         ws.close()
 
 
+def test_a_makefile_target_asked_as_text_is_cited_at_its_rule(tmp_path: Path) -> None:
+    # aiohttp's vendored llhttp Makefile: `build/c/llhttp.o` is a prerequisite of the archive
+    # before its own rule. The query reads as a path (exact text), not as a name, and was
+    # cited at the prerequisite; the rule that defines it is where it is made.
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "Makefile").write_text(
+        "build/libllhttp.a: build/c/llhttp.o\n"
+        "\t$(AR) rcs $@ build/c/llhttp.o\n"
+        "\n"
+        "build/c/llhttp.o: src/llhttp.c\n"
+        "\t$(CC) -c $< -o $@\n")
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
+    try:
+        ws.indexer.index()
+        result = run(ws, "build/c/llhttp.o")
+    finally:
+        ws.close()
+    assert result.meta.query_plan == "exact"
+    assert [(h.path, h.title, h.span.start_line, h.span.start_col) for h in result.hits] == [
+        ("Makefile", "build/c/llhttp.o", 3, 0)]
+
+
 def test_code_fragment_is_exact_text(workspace: Workspace) -> None:
     result = run(workspace, "store.get_user_by_id(1)")
     assert result.meta.query_plan == "exact"
