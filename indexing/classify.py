@@ -2,8 +2,8 @@
 vendored, does it hold prose or data rather than code.
 
 Recorded at index time so that search can demote such files cheaply, but for the example
-folders, which a path shows without reading the file. They only ever re-rank: nothing here
-hides a file.
+folders, which a path shows without reading the file, and a test module inside a file, which
+its definitions' container shows. They only ever re-rank: nothing here hides a file.
 """
 
 from __future__ import annotations
@@ -38,6 +38,24 @@ def is_example_path(path: str) -> bool:
     """Read from the path when a query is ranked, not recorded: it needs no new column, so an
     index built before it was added is ranked with it too."""
     return any(p in _EXAMPLE_DIRS for p in path.split("/")[:-1])
+
+
+#: Where a language keeps unit tests inside the file they test, the modules that hold them:
+#: Rust's `#[cfg(test)] mod tests`, as `cargo new --lib` writes it (`test` is the other name in
+#: use). The file is code and is not a test file, so its tests had no prior at all.
+_TEST_MODULES: dict[str, frozenset[str]] = {"rust": frozenset({"tests", "test"})}
+
+
+def in_test_module(lang: str, container: str | None, name: str, kind: str) -> bool:
+    """A definition is one of the file's own tests: it is, or sits in, such a module (the
+    container is the innermost one's name, `tests` or `tests.inner`). Read when a query is
+    ranked, like the example folders."""
+    modules = _TEST_MODULES.get(lang)
+    if not modules:
+        return False
+    if kind == "module" and name in modules:
+        return True
+    return container is not None and any(p in modules for p in container.split("."))
 
 
 def is_generated(path: str, head: str) -> bool:

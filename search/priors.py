@@ -17,7 +17,7 @@ on every tree without it; fusion already shows a long definition once (`search.h
 
 from __future__ import annotations
 
-from indexing.classify import is_example_path, is_prose_or_data
+from indexing.classify import in_test_module, is_example_path, is_prose_or_data
 from indexing.records import CALLABLE_KINDS
 from search.scores import kept
 from search.types import Candidate, Prior
@@ -59,6 +59,9 @@ def apply(cands: list[Candidate], question: bool = False) -> list[Candidate]:
                 scale(cand, Prior("callable_for_question", CALLABLE_FOR_QUESTION))
         if row.is_test:
             scale(cand, Prior("test_path", TEST_PATH))
+        elif row.symbol is not None and in_test_module(row.lang, row.symbol.container,
+                                                       row.symbol.name, row.symbol.kind):
+            scale(cand, Prior("test_module", TEST_PATH))
         if question and is_example_path(row.path):
             scale(cand, Prior("example_path", EXAMPLE_PATH))
         if row.is_generated:

@@ -317,6 +317,39 @@ def test_a_makefile_target_asked_as_text_is_cited_at_its_rule(tmp_path: Path) ->
         ("Makefile", "build/c/llhttp.o", 3, 0)]
 
 
+def test_a_rust_files_own_tests_carry_the_test_prior(tmp_path: Path) -> None:
+    # Rust keeps unit tests in `#[cfg(test)] mod tests` inside the file they test, which is
+    # not a test file: the module and what it holds are weighed as tests, the code is not.
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "walk.rs").write_text(
+        "pub struct Walk {\n    max: Option<u64>,\n}\n\n"
+        "impl Walk {\n"
+        "    /// Skips a file above the size limit.\n"
+        "    fn skip_large(&self, len: u64) -> bool {\n"
+        "        self.max.map_or(false, |m| len > m)\n"
+        "    }\n"
+        "}\n\n"
+        "#[cfg(test)]\n"
+        "mod tests {\n"
+        "    use super::*;\n\n"
+        "    #[test]\n"
+        "    fn size_limit() {\n"
+        "        let walk = Walk { max: Some(10) };\n"
+        "        assert!(walk.skip_large(11));\n"
+        "        assert!(!walk.skip_large(10));\n"
+        "    }\n"
+        "}\n")
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
+    try:
+        ws.indexer.index()
+        hits = run(ws, "skip large walk size limit", k=10, explain=True).hits
+    finally:
+        ws.close()
+    weighed = {h.title: "test_module" in [p.name for p in h.retrieval.priors] for h in hits}
+    assert weighed["tests.size_limit"] and not weighed["Walk.skip_large"], weighed
+
+
 def test_code_fragment_is_exact_text(workspace: Workspace) -> None:
     result = run(workspace, "store.get_user_by_id(1)")
     assert result.meta.query_plan == "exact"

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from indexing.classify import is_example_path, is_generated, is_prose_or_data, is_test_path
+from indexing.classify import (
+    in_test_module,
+    is_example_path,
+    is_generated,
+    is_prose_or_data,
+    is_test_path,
+)
 from indexing.records import Span, Symbol, SymbolKind
 from indexing.store import SymbolRow
 from search.merge import FolderMatch, merge_results, merge_symbols
@@ -122,6 +128,22 @@ def test_test_paths(path: str, test: bool) -> None:
 ])
 def test_example_paths(path: str, example: bool) -> None:
     assert is_example_path(path) is example
+
+
+@pytest.mark.parametrize(("lang", "container", "name", "kind", "test"), [
+    ("rust", "tests", "max_filesize", "function", True),  # #[cfg(test)] mod tests
+    ("rust", "tests.support", "tmpdir", "function", True),  # a module inside it
+    ("rust", None, "tests", "module", True),  # the module itself
+    ("rust", "test", "parses", "function", True),
+    ("rust", "impl WalkBuilder", "max_filesize", "method", False),
+    ("rust", None, "tests", "function", False),  # a function named so is code
+    ("rust", "contests", "score", "function", False),
+    ("python", "tests", "helper", "function", False),  # a class, not Rust's test module
+    ("go", None, "tests", "module", False),
+])
+def test_test_modules(lang: str, container: str | None, name: str, kind: str,
+                      test: bool) -> None:
+    assert in_test_module(lang, container, name, kind) is test
 
 
 def test_generated_and_vendored() -> None:

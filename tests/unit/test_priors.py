@@ -12,11 +12,12 @@ from search.types import Candidate, Retrieval
 
 
 def cand(cid: str, path: str, score: float, is_test: bool = False,
-         kind: SymbolKind | None = None, bodiless: bool = False) -> Candidate:
+         kind: SymbolKind | None = None, bodiless: bool = False, lang: str = "typescript",
+         container: str | None = None) -> Candidate:
     span = Span(0, 0, 1, 0)
-    symbol = None if kind is None else Symbol(cid, kind, None, cid, span, span,
-                                              bodiless=bodiless)
-    row = ChunkRow(rowid=0, chunk_id=cid, path=path, lang="typescript",
+    symbol = None if kind is None else Symbol(cid.rsplit(".", 1)[-1], kind, container, cid,
+                                              span, span, bodiless=bodiless)
+    row = ChunkRow(rowid=0, chunk_id=cid, path=path, lang=lang,
                    chunk_kind="code" if kind is None else "definition", start_line=0,
                    end_line=1, context="", text=None, text_hash=cid, is_test=is_test,
                    is_generated=False, symbol=symbol)
@@ -48,6 +49,28 @@ def test_test_paths_are_still_demoted() -> None:
                            cand("c", "core/atom.ts", 0.8)])
     assert [c.row.chunk_id for c in ranked] == ["c", "t"]
     assert [p.name for p in ranked[1].retrieval.priors] == ["test_path"]
+
+
+def test_a_rust_test_in_the_file_it_tests_ranks_below_the_code() -> None:
+    # ignore's walk.rs keeps its tests in `#[cfg(test)] mod tests`: the test `max_filesize`,
+    # which sets the limit and walks a tree, matched a question about the size limit better
+    # than `skip_filesize`, which applies it. The file is not a test file, so it had no prior.
+    def make() -> list[Candidate]:
+        return [cand("tests.max_filesize", "src/walk.rs", 0.80, kind=SymbolKind.FUNCTION,
+                     lang="rust", container="tests"),
+                cand("skip_filesize", "src/walk.rs", 0.74, kind=SymbolKind.FUNCTION,
+                     lang="rust")]
+    asked, told = asked_and_told(make)
+    for ranked in (asked, told):  # in every query, as a test file's
+        assert [c.row.chunk_id for c in ranked] == ["skip_filesize", "tests.max_filesize"]
+        assert [p.name for p in ranked[1].retrieval.priors][-1] == "test_module"
+    assert told[1].score == round(0.80 * 1.15 * 0.85, 6)
+    # The same shape in Python is a class named `tests`, not a test module: left as it is.
+    py = priors.apply([cand("tests.helper", "src/walk.py", 0.80, kind=SymbolKind.FUNCTION,
+                            lang="python", container="tests"),
+                       cand("skip", "src/walk.py", 0.74, kind=SymbolKind.FUNCTION,
+                            lang="python")])
+    assert [c.row.chunk_id for c in py] == ["tests.helper", "skip"]
 
 
 def test_an_example_ranks_below_the_code_it_calls() -> None:
