@@ -25,6 +25,7 @@ from search.types import Candidate, Prior
 DEFINITION = 1.15
 TEST_PATH = 0.85
 EXAMPLE_PATH = TEST_PATH
+TEST_MODULE = TEST_PATH
 GENERATED = 0.75
 PROSE_OR_DATA = 0.7
 CALLABLE_FOR_QUESTION = 1.2
@@ -34,6 +35,14 @@ CALLABLE_FOR_QUESTION = 1.2
 #: function that matches them closely, while a question about how something works asks for the
 #: code it calls. Other queries are left as they are: a sentence or code copied from an example
 #: is answered by that example. Measured with `kebab eval` (README Quality).
+
+#: Why `TEST_MODULE`, a test's factor, for a question only: a Rust file keeps its unit tests in a
+#: `#[cfg(test)] mod tests` next to the code (`indexing.classify.in_test_module`), and a test
+#: there matched a question's words better than the code it exercises, as an example does. A
+#: test file is weighed so in every query; a test module is not, because code or a name copied
+#: from the file is as likely the test's as the code's: on regex, `similar` (a function's code
+#: asked for) lost 0.024 in `auto` when every query weighed it, each loss a test asked for.
+#: Measured with `kebab eval` (README Quality).
 
 #: Why `CALLABLE_FOR_QUESTION`: a question about behaviour ("how does", "where do we", "what
 #: happens when") is most often answered by code that runs (`CALLABLE_KINDS`). The
@@ -59,9 +68,9 @@ def apply(cands: list[Candidate], question: bool = False) -> list[Candidate]:
                 scale(cand, Prior("callable_for_question", CALLABLE_FOR_QUESTION))
         if row.is_test:
             scale(cand, Prior("test_path", TEST_PATH))
-        elif row.symbol is not None and in_test_module(row.lang, row.symbol.container,
-                                                       row.symbol.name, row.symbol.kind):
-            scale(cand, Prior("test_module", TEST_PATH))
+        elif question and row.symbol is not None and in_test_module(
+                row.lang, row.symbol.container, row.symbol.name, row.symbol.kind):
+            scale(cand, Prior("test_module", TEST_MODULE))
         if question and is_example_path(row.path):
             scale(cand, Prior("example_path", EXAMPLE_PATH))
         if row.is_generated:
