@@ -370,7 +370,8 @@ class Searcher:
             _definition_first(candidates, named, defined)
         elif req.intent == "auto" and reads_as_sentence(parsed):
             _worded_definition_first(candidates, parsed, defined)
-        candidates = priors.apply(candidates, question=asks and intent.name not in _LOOKUPS)
+        candidates = priors.apply(candidates, question=asks and intent.name not in _LOOKUPS,
+                                  sentence=whole)
         hits: list[Hit] = []
         seen: set[tuple[str, Span]] = set()
         taken = 0

@@ -36,13 +36,14 @@ CALLABLE_FOR_QUESTION = 1.2
 #: code it calls. Other queries are left as they are: a sentence or code copied from an example
 #: is answered by that example. Measured with `kebab eval` (README Quality).
 
-#: Why `TEST_MODULE`, a test's factor, for a question only: a Rust file keeps its unit tests in a
-#: `#[cfg(test)] mod tests` next to the code (`indexing.classify.in_test_module`), and a test
-#: there matched a question's words better than the code it exercises, as an example does. A
-#: test file is weighed so in every query; a test module is not, because code or a name copied
-#: from the file is as likely the test's as the code's: on regex, `similar` (a function's code
-#: asked for) lost 0.024 in `auto` when every query weighed it, each loss a test asked for.
-#: Measured with `kebab eval` (README Quality).
+#: Why `TEST_MODULE`, a test's factor, for a sentence only (asked or told): a Rust file keeps its
+#: unit tests in a `#[cfg(test)] mod tests` next to the code (`indexing.classify.
+#: in_test_module`), and a test there, which calls the code under the words that describe it,
+#: matched a question or a description better than the code. A test file is weighed so in
+#: every query; a test module is not, because code or a name copied from the file is as likely
+#: the test's as the code's: on regex, `similar` (a function's code asked for) lost 0.024 in
+#: `auto` when every query weighed it, each loss a test asked for. Measured with `kebab eval`
+#: (README Quality).
 
 #: Why `CALLABLE_FOR_QUESTION`: a question about behaviour ("how does", "where do we", "what
 #: happens when") is most often answered by code that runs (`CALLABLE_KINDS`). The
@@ -56,10 +57,13 @@ CALLABLE_FOR_QUESTION = 1.2
 #: doc that restates the behaviour its implementations have: it is weighed as a declaration.
 
 
-def apply(cands: list[Candidate], question: bool = False) -> list[Candidate]:
+def apply(cands: list[Candidate], question: bool = False,
+          sentence: bool = False) -> list[Candidate]:
     """Re-score in place and return re-sorted (tier, then score desc, then previous order):
     a prior never lifts a lexical hit of the any-term fill above one that holds every term
-    (`Candidate.tier`). `question`: the query asks a question (`search.query.is_question`)."""
+    (`Candidate.tier`). `question`: the query asks a question (`search.query.is_question`);
+    `sentence`: it is words that ask or describe, not a name, code or quoted text (a question
+    is one)."""
     for cand in cands:
         row = cand.row
         if row.symbol is not None and row.chunk_kind == "definition":
@@ -68,7 +72,7 @@ def apply(cands: list[Candidate], question: bool = False) -> list[Candidate]:
                 scale(cand, Prior("callable_for_question", CALLABLE_FOR_QUESTION))
         if row.is_test:
             scale(cand, Prior("test_path", TEST_PATH))
-        elif question and row.symbol is not None and in_test_module(
+        elif (sentence or question) and row.symbol is not None and in_test_module(
                 row.lang, row.symbol.container, row.symbol.name, row.symbol.kind):
             scale(cand, Prior("test_module", TEST_MODULE))
         if question and is_example_path(row.path):

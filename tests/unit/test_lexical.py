@@ -319,7 +319,7 @@ def test_a_makefile_target_asked_as_text_is_cited_at_its_rule(tmp_path: Path) ->
 
 def test_a_rust_files_own_tests_carry_the_test_prior(tmp_path: Path) -> None:
     # Rust keeps unit tests in `#[cfg(test)] mod tests` inside the file they test, which is
-    # not a test file: for a question, the module and what it holds are weighed as tests, the
+    # not a test file: for a sentence, the module and what it holds are weighed as tests, the
     # code is not.
     root = tmp_path / "tree"
     root.mkdir()
@@ -344,16 +344,18 @@ def test_a_rust_files_own_tests_carry_the_test_prior(tmp_path: Path) -> None:
     ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
     try:
         ws.indexer.index()
-        asked = run(ws, "how is a walk skipping files above the size limit?", k=10,
-                    explain=True).hits
-        told = run(ws, "skip large walk size limit", k=10, explain=True).hits
+        sentences = [run(ws, query, k=10, explain=True).hits for query in (
+            "how is a walk skipping files above the size limit?",
+            "Skips a file that is above the size limit.")]
+        named = run(ws, "skip_large", k=10, explain=True).hits
     finally:
         ws.close()
-    weighed = {h.title: "test_module" in [p.name for p in h.retrieval.priors] for h in asked}
-    assert weighed["tests.size_limit"] and not weighed["Walk.skip_large"], weighed
-    # Words that do not ask (a name, code copied from the file) may be the test's own.
-    assert {h.title for h in told} >= {"tests.size_limit", "Walk.skip_large"}
-    assert all(p.name != "test_module" for h in told for p in h.retrieval.priors)
+    for hits in sentences:
+        weighed = {h.title: "test_module" in [p.name for p in h.retrieval.priors] for h in hits}
+        assert weighed.pop("tests.size_limit") and weighed and not any(weighed.values()), weighed
+    # A name (or code) copied from the file may be the test's own: no test prior.
+    assert "tests.size_limit" in {h.title for h in named}
+    assert all(p.name != "test_module" for h in named for p in h.retrieval.priors)
 
 
 def test_code_fragment_is_exact_text(workspace: Workspace) -> None:

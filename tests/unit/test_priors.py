@@ -55,20 +55,25 @@ def test_a_rust_test_in_the_file_it_tests_ranks_below_the_code() -> None:
     # ignore's walk.rs keeps its tests in `#[cfg(test)] mod tests`: the test `max_filesize`,
     # which sets the limit and walks a tree, matched a question about the size limit better
     # than `skip_filesize`, which applies it. The file is not a test file, so it had no prior.
-    # A question weighs it as a test.
+    # A sentence, asked or told, weighs it as a test.
     def make() -> list[Candidate]:
         return [cand("tests.max_filesize", "src/walk.rs", 0.80, kind=SymbolKind.FUNCTION,
                      lang="rust", container="tests"),
                 cand("skip_filesize", "src/walk.rs", 0.74, kind=SymbolKind.FUNCTION,
                      lang="rust")]
-    asked, told = asked_and_told(make)
+    asked = priors.apply(make(), question=True, sentence=True)
     assert [c.row.chunk_id for c in asked] == ["skip_filesize", "tests.max_filesize"]
     assert [p.name for p in asked[1].retrieval.priors] == ["definition", "callable_for_question",
                                                            "test_module"]
     assert asked[1].score == round(0.80 * 1.15 * 1.2 * 0.85, 6)
-    # Code or a sentence copied from the file may be the test's own: it keeps its place.
-    assert [c.row.chunk_id for c in told] == ["tests.max_filesize", "skip_filesize"]
-    assert all(p.name != "test_module" for c in told for p in c.retrieval.priors)
+    # A description, told rather than asked, is answered by the code too.
+    told = priors.apply(make(), sentence=True)
+    assert [c.row.chunk_id for c in told] == ["skip_filesize", "tests.max_filesize"]
+    assert told[1].score == round(0.80 * 1.15 * 0.85, 6)
+    # A name or code copied from the file may be the test's own: it keeps its place.
+    code = priors.apply(make())
+    assert [c.row.chunk_id for c in code] == ["tests.max_filesize", "skip_filesize"]
+    assert all(p.name != "test_module" for c in code for p in c.retrieval.priors)
     # The same shape in Python is a class named `tests`, not a test module: left as it is.
     py = priors.apply([cand("tests.helper", "src/walk.py", 0.80, kind=SymbolKind.FUNCTION,
                             lang="python", container="tests"),
