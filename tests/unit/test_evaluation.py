@@ -44,6 +44,10 @@ def test_score_ranking_by_hand() -> None:
     files = [Target("a.py"), Target("b.py")]
     rr, h1, h5, r20, r50 = score_ranking([("b.py", 3), ("c.py", 0)], files)
     assert (rr, h1, h5, r20, r50) == (1.0, 1.0, 1.0, 0.5, 0.5)
+    # 21 calls, answered by 20 hits (the first one's function holds two): all recalled, once.
+    calls = [Target("a.py", line, line) for line in range(21)]
+    hits = [("a.py", 0, (0, 1))] + [("a.py", line) for line in range(2, 21)]
+    assert score_ranking(hits, calls)[3] == 1.0
 
 
 def test_aggregate_and_percentile() -> None:
