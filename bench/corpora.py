@@ -81,6 +81,14 @@ EXTRA_EVAL_CORPORA: tuple[Corpus, ...] = (
     # A tree with examples next to its code (24 of its 170 Python files), held out: its
     # questions were written once, for the example prior (docs/bench/quality-2026-12-02c.md).
     Corpus("aiohttp", "python", "pypi", "aiohttp", "3.14.5", "aiohttp-3.14.5"),
+    # Ripgrep's directory walker and gitignore matcher: written as the first held-out Rust
+    # set, scored once, then a tuning tree (its Rust tests in the files they test led to the
+    # test-module prior, bench/questions/README.md).
+    Corpus("ignore", "rust", "debian", "librust-ignore-dev", "0.4.18-2+b1",
+           "usr/share/cargo/registry"),
+    # Held out: a Go configuration library, beside cobra's command line.
+    Corpus("viper", "go", "debian", "golang-github-spf13-viper-dev", "1.10.1-1",
+           "usr/share/gocode/src"),
 )
 QUESTIONS = BENCH_DIR / "questions"
 
