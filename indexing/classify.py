@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import re
 
-_TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testdata", "testing"})
+#: Folders of tests, compared lower-cased (Swift's and .NET's `Tests`); `test-d` is tsd's.
+_TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testdata", "testing",
+                        "test-d"})
+#: Test files by name: pytest's, Go's, Rust's and C's `_test`, Jest's and Vitest's `.test.ts`
+#: and their type tests (`.test-d.ts`, Vitest's and tsd's), Ruby's `_test.rb` and `_spec.rb`,
+#: and the `FooTest`/`FooTests` classes of the JVM, PHP, Swift and .NET.
 _TEST_NAME = re.compile(
-    r"(^test_.*\.py$|_test\.(py|go|rs|c|cc|cpp)$|\.(test|spec)\.[cm]?[jt]sx?$|Tests?\.java$|"
-    r"^conftest\.py$)"
+    r"(^test_.*\.py$|_test\.(py|go|rs|c|cc|cpp|rb)$|_spec\.rb$"
+    r"|\.(test|spec)(-d)?\.[cm]?[jt]sx?$"
+    r"|Tests?\.(java|kt|scala|groovy|php|swift|cs)$|^conftest\.py$)"
 )
 #: Folders of code that shows or exercises the project rather than being it: examples, demos,
 #: samples and benchmarks, in the names the ecosystems use (`_examples` is Go's, whose tools
@@ -31,7 +37,8 @@ _GENERATED_MARK = re.compile(
 
 def is_test_path(path: str) -> bool:
     parts = path.split("/")
-    return any(p in _TEST_DIRS for p in parts[:-1]) or bool(_TEST_NAME.search(parts[-1]))
+    return (any(p.lower() in _TEST_DIRS for p in parts[:-1])
+            or bool(_TEST_NAME.search(parts[-1])))
 
 
 def is_example_path(path: str) -> bool:

@@ -70,7 +70,11 @@ from indexing.text import FTS_TOKENIZER
 #     forwardRef(function Input() {})`, `memo(...)`) is one definition, the binding; a
 #     chain of assignments to properties (`res.contentType = res.type = function
 #     contentType()`) defines each property, and the named function is none of its own.
-SCHEMA_VERSION = 22
+# 23: more test files by name and folder (`indexing.classify.is_test_path`): type tests
+#     (`.test-d.ts`), Ruby's `_test.rb` and `_spec.rb`, `FooTest.kt` and its JVM, PHP, Swift
+#     and .NET kin, tsd's `test-d/`, and test folders in any case (`Tests/`). A file's flag is
+#     recorded, so an index rebuilds to read it.
+SCHEMA_VERSION = 23
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for
 #: another version (`indexing.store.carry`): since 8, `embed_cache` holds (model, embedded-text

@@ -115,6 +115,15 @@ def test_symbol_matches_merge_by_score_then_tie_breaks_then_folder() -> None:
     ("tests/test_api.py", True), ("pkg/api_test.go", True), ("web/app.spec.ts", True),
     ("src/FooTest.java", True), ("conftest.py", True), ("src/testing_utils.py", False),
     ("src/attest.py", False), ("docs/tests.md", False),
+    # Type tests beside the code (Vitest, tsd), and tsd's folder.
+    ("src/map.test-d.ts", True), ("src/hooks.spec-d.tsx", True), ("test-d/index.ts", True),
+    ("src/test-data.ts", False), ("src/map.d.ts", False),
+    # Ruby, and the FooTest classes of the JVM, PHP, Swift and .NET.
+    ("lib/router_test.rb", True), ("lib/router_spec.rb", True), ("src/FileSpecTest.kt", True),
+    ("src/RouteTest.php", True), ("Sources/ParserTests.swift", True),
+    ("src/Latest.kt", False), ("src/Contest.php", False),
+    # Test folders in any case: Swift's `Tests/`, .NET's.
+    ("Tests/KebabTests/ParserTests.swift", True), ("Test/Unit/x.cs", True),
 ])
 def test_test_paths(path: str, test: bool) -> None:
     assert is_test_path(path) is test
