@@ -53,16 +53,16 @@ def is_example_path(path: str) -> bool:
 _TEST_MODULES: dict[str, frozenset[str]] = {"rust": frozenset({"tests", "test"})}
 
 
-def in_test_module(lang: str, container: str | None, name: str, kind: str) -> bool:
-    """A definition is one of the file's own tests: it is, or sits in, such a module (the
-    container is the innermost one's name, `tests` or `tests.inner`). Read when a query is
-    ranked, like the example folders."""
+def in_test_module(lang: str, qualified_name: str, kind: str) -> bool:
+    """A definition is one of the file's own tests: it is such a module, or sits anywhere
+    inside one (`tests.t`, `tests.inner.deep`, `tests.Fake.go`: its qualified name holds
+    every enclosing module, where its container holds only the innermost, `inner` or `impl
+    Fake`). Read when a query is ranked, like the example folders."""
     modules = _TEST_MODULES.get(lang)
     if not modules:
         return False
-    if kind == "module" and name in modules:
-        return True
-    return container is not None and any(p in modules for p in container.split("."))
+    *enclosing, name = qualified_name.split(".")
+    return any(p in modules for p in enclosing) or (kind == "module" and name in modules)
 
 
 def is_generated(path: str, head: str) -> bool:

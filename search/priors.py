@@ -73,7 +73,7 @@ def apply(cands: list[Candidate], question: bool = False,
         if row.is_test:
             scale(cand, Prior("test_path", TEST_PATH))
         elif (sentence or question) and row.symbol is not None and in_test_module(
-                row.lang, row.symbol.container, row.symbol.name, row.symbol.kind):
+                row.lang, row.symbol.qualified_name, row.symbol.kind):
             scale(cand, Prior("test_module", TEST_MODULE))
         if question and is_example_path(row.path):
             scale(cand, Prior("example_path", EXAMPLE_PATH))

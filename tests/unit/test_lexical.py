@@ -339,6 +339,12 @@ def test_a_rust_files_own_tests_carry_the_test_prior(tmp_path: Path) -> None:
         "        let walk = Walk { max: Some(10) };\n"
         "        assert!(walk.skip_large(11));\n"
         "        assert!(!walk.skip_large(10));\n"
+        "    }\n\n"
+        "    struct Fixture;\n\n"
+        "    impl Fixture {\n"
+        "        fn walk_with_a_size_limit(&self) -> Walk {\n"
+        "            Walk { max: Some(10) }\n"
+        "        }\n"
         "    }\n"
         "}\n")
     ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
@@ -351,8 +357,16 @@ def test_a_rust_files_own_tests_carry_the_test_prior(tmp_path: Path) -> None:
     finally:
         ws.close()
     for hits in sentences:
-        weighed = {h.title: "test_module" in [p.name for p in h.retrieval.priors] for h in hits}
-        assert weighed.pop("tests.size_limit") and weighed and not any(weighed.values()), weighed
+        # Everything from `mod tests` on (line 11), a method of a type declared there too.
+        weighed = {(h.title, h.span.start_line >= 11): "test_module" in [
+            p.name for p in h.retrieval.priors] for h in hits}
+        assert {key[0] for key in weighed} >= {"tests.size_limit"}
+        assert all(test == in_tests for (_, in_tests), test in weighed.items()), weighed
+        assert any(not in_tests for _, in_tests in weighed), weighed
+    fixture = [h for hits in sentences for h in hits if h.title.endswith(".Fixture."
+                                                                      "walk_with_a_size_limit")]
+    assert fixture and all("test_module" in [p.name for p in h.retrieval.priors]
+                           for h in fixture)
     # A name (or code) copied from the file may be the test's own: no test prior.
     assert "tests.size_limit" in {h.title for h in named}
     assert all(p.name != "test_module" for h in named for p in h.retrieval.priors)

@@ -139,20 +139,20 @@ def test_example_paths(path: str, example: bool) -> None:
     assert is_example_path(path) is example
 
 
-@pytest.mark.parametrize(("lang", "container", "name", "kind", "test"), [
-    ("rust", "tests", "max_filesize", "function", True),  # #[cfg(test)] mod tests
-    ("rust", "tests.support", "tmpdir", "function", True),  # a module inside it
-    ("rust", None, "tests", "module", True),  # the module itself
-    ("rust", "test", "parses", "function", True),
-    ("rust", "impl WalkBuilder", "max_filesize", "method", False),
-    ("rust", None, "tests", "function", False),  # a function named so is code
-    ("rust", "contests", "score", "function", False),
-    ("python", "tests", "helper", "function", False),  # a class, not Rust's test module
-    ("go", None, "tests", "module", False),
+@pytest.mark.parametrize(("lang", "qualified", "kind", "test"), [
+    ("rust", "tests.max_filesize", "function", True),  # #[cfg(test)] mod tests
+    ("rust", "tests.inner.deep", "function", True),  # a module inside it
+    ("rust", "tests.Fake.go", "method", True),  # a method of a type declared there
+    ("rust", "tests", "module", True),  # the module itself
+    ("rust", "test.parses", "function", True),
+    ("rust", "WalkBuilder.max_filesize", "method", False),
+    ("rust", "tests", "function", False),  # a function named so is code
+    ("rust", "contests.score", "function", False),
+    ("python", "tests.helper", "function", False),  # a class, not Rust's test module
+    ("go", "tests", "module", False),
 ])
-def test_test_modules(lang: str, container: str | None, name: str, kind: str,
-                      test: bool) -> None:
-    assert in_test_module(lang, container, name, kind) is test
+def test_test_modules(lang: str, qualified: str, kind: str, test: bool) -> None:
+    assert in_test_module(lang, qualified, kind) is test
 
 
 def test_generated_and_vendored() -> None:
