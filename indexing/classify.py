@@ -3,7 +3,7 @@ vendored, does it hold prose or data rather than code.
 
 Recorded at index time so that search can demote such files cheaply, but for the example
 folders, which a path shows without reading the file, and a test module inside a file, which
-its definitions' container shows. They only ever re-rank: nothing here hides a file.
+its definitions' qualified names show. They only ever re-rank: nothing here hides a file.
 """
 
 from __future__ import annotations
