@@ -50,10 +50,12 @@ from indexing.store.retrieval import EXACT_BATCH, Checkpoint, go_on
 from indexing.store.rows import (
     NAME_SPAN_COLUMNS,
     SYMBOL_COLUMNS,
+    SYMBOL_ROW_COLUMNS,
     ChunkRow,
     SymbolRow,
     chunk_from,
     symbol_from,
+    symbol_row,
 )
 from indexing.store.writes import FileWrite
 from indexing.store_choice import check_repo, safe_url
@@ -830,11 +832,11 @@ class PgStore:
 
     def _symbols(self, where: str, params: Sequence[Any] = ()) -> list[SymbolRow]:
         rows = self.execute(
-            f"SELECT s.id, f.path, f.is_test, {SYMBOL_COLUMNS} FROM kebab.symbols s "
+            f"SELECT {SYMBOL_ROW_COLUMNS} FROM kebab.symbols s "
             f"JOIN kebab.files f ON f.id = s.file_id WHERE f.repo = %s{where} "
             "ORDER BY f.path COLLATE \"C\", s.ord",
             (self.repo, *params)).fetchall()
-        return [SymbolRow(r[0], r[1], bool(r[2]), symbol_from(r[3:])) for r in rows]
+        return [symbol_row(r) for r in rows]
 
     def changed_paths_since(self, version: int) -> set[str] | None:
         """None: a team index keeps no log of the paths each version changed, so a reader's

@@ -25,10 +25,12 @@ from indexing.store.rows import (
     CHUNK_FROM,
     CHUNK_TEXT,
     SYMBOL_COLUMNS,
+    SYMBOL_ROW_COLUMNS,
     ChunkRow,
     SymbolRow,
     chunk_from,
     symbol_from,
+    symbol_row,
 )
 
 #: Trigrams of a needle that narrow an exact-text search: enough to leave few candidates, as
@@ -475,19 +477,19 @@ class Retrieval(StoreConnection):
     def all_symbols(self) -> list[SymbolRow]:
         """Every definition, for the in-memory workspace-symbol matcher."""
         rows = self.conn.execute(
-            f"SELECT s.id, f.path, f.is_test, {SYMBOL_COLUMNS} FROM symbols s "
+            f"SELECT {SYMBOL_ROW_COLUMNS} FROM symbols s "
             "JOIN files f ON f.id = s.file_id ORDER BY f.path, s.ord"
         ).fetchall()
-        return [SymbolRow(r[0], r[1], bool(r[2]), symbol_from(r[3:])) for r in rows]
+        return [symbol_row(r) for r in rows]
 
     def symbols_in(self, paths: Iterable[str]) -> list[SymbolRow]:
         wanted = sorted(set(paths))
         out: list[SymbolRow] = []
         for start in range(0, len(wanted), 500):
             part = wanted[start : start + 500]
-            out.extend(SymbolRow(r[0], r[1], bool(r[2]), symbol_from(r[3:])) for r in
+            out.extend(symbol_row(r) for r in
                        self.conn.execute(
-                           f"SELECT s.id, f.path, f.is_test, {SYMBOL_COLUMNS} FROM symbols s "
+                           f"SELECT {SYMBOL_ROW_COLUMNS} FROM symbols s "
                            "JOIN files f ON f.id = s.file_id WHERE f.path IN "
                            f"({','.join('?' * len(part))}) ORDER BY f.path, s.ord", part))
         return out

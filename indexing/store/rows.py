@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from indexing.classify import in_test_module
 from indexing.records import Span, Symbol, SymbolKind
 
 
@@ -40,6 +41,8 @@ class ChunkRow:
 class SymbolRow:
     id: int
     path: str
+    #: In a test file, or one of a file's own tests (a Rust `mod tests`): workspace/symbol
+    #: lists it after the code of the same name, as search's test priors weigh it.
     is_test: bool
     symbol: Symbol
 
@@ -80,6 +83,16 @@ def symbol_from(row: Sequence[Any]) -> Symbol:
         doc=row[13],
         bodiless=bool(row[14]),
     )
+
+
+#: What `symbol_row` decodes, from `symbols s JOIN files f`.
+SYMBOL_ROW_COLUMNS = f"s.id, f.path, f.is_test, f.lang, {SYMBOL_COLUMNS}"
+
+
+def symbol_row(row: Sequence[Any]) -> SymbolRow:
+    sym = symbol_from(row[4:])
+    test = bool(row[2]) or in_test_module(row[3], sym.qualified_name, sym.kind)
+    return SymbolRow(row[0], row[1], test, sym)
 
 
 def chunk_from(row: Sequence[Any], rank: float = 0.0) -> ChunkRow:

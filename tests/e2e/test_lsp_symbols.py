@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from e2e_support import Session, StartFn, range_of, span
+from e2e_support import Session, StartFn, range_of, span, write_tree
 from lsprotocol import types
 
 
@@ -118,3 +118,38 @@ async def test_positions_are_utf16_even_when_the_client_prefers_utf8(
     hit = (await s.search({"query": "afterCoffee", "mode": "lexical"}))["hits"][0]
     assert hit["selection"]["start"]["character"] == 31  # the name; UTF-8: 33
     assert hit["location"]["range"]["start"]["character"] == 22  # the definition it cites
+
+
+RUST: dict[str, str] = {
+    "src/lib.rs": """pub mod walk {
+    pub fn visit(path: &str) -> usize {
+        path.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    fn visit(path: &str) -> usize {
+        path.len() + 1
+    }
+
+    #[test]
+    fn visits() {
+        assert_eq!(super::walk::visit("a"), visit(""));
+    }
+}
+""",
+}
+
+
+async def test_a_rust_files_own_tests_come_after_its_code(
+    start_server: StartFn, tmp_path: Path
+) -> None:
+    # The file is no test file, so only the enclosing `mod tests` says its `visit` is a test
+    # helper: the name ties, and the code's comes first, as a test file's would.
+    root = write_tree(tmp_path / "crate", RUST)
+    s = await ready(start_server, root)
+    found = [x for x in await s.symbols("visit") if x.name == "visit"]
+    assert [x.container_name for x in found] == ["walk", "tests"]
+    assert range_of(found[0].location) == span("src/lib.rs", "pub fn visit", "path.len()\n    }",
+                                               files=RUST)
