@@ -170,6 +170,12 @@ def _read_as_code(req: SearchRequest, intent: Intent, parsed: ParsedQuery) -> bo
     return intent.rule == CODE_FRAGMENT or (req.mode == "lexical" and parsed.shape == "code")
 
 
+def _asks_for_calls(req: SearchRequest, parsed: ParsedQuery) -> bool:
+    """"who calls X" in a mode the request sets, which its arms answer: a test's call of X is
+    as good an answer as the code's. In `auto` it is a `usage` lookup, never ranked by priors."""
+    return req.mode != "auto" and req.intent == "auto" and route(parsed).name == "usage"
+
+
 def _reads_whole(intent: Intent, parsed: ParsedQuery, asks: bool) -> bool:
     """A sentence, asked or told, is also matched against each definition read whole: a
     docstring's first sentence says what the whole definition does, as a question asks it
@@ -371,7 +377,7 @@ class Searcher:
         elif req.intent == "auto" and reads_as_sentence(parsed):
             _worded_definition_first(candidates, parsed, defined)
         candidates = priors.apply(candidates, question=asks and intent.name not in _LOOKUPS,
-                                  sentence=whole)
+                                  sentence=whole, calls=_asks_for_calls(req, parsed))
         hits: list[Hit] = []
         seen: set[tuple[str, Span]] = set()
         taken = 0

@@ -774,3 +774,48 @@ def test_a_question_ranks_an_example_below_the_code_it_calls(with_examples: Work
         assert told.hits[0].path == "examples/pager/show.py", mode
         assert all(p.name != "example_path" for h in told.hits
                    for p in h.retrieval.priors), mode
+
+
+TESTED = {
+    "src/chain.py": '''
+def check_nested_group(group, chained):
+    """Refuse a group nested in a chain: a chained group's commands must be plain commands."""
+    if chained and group.commands:
+        raise RuntimeError("cannot nest")
+''',
+    "tests/test_chain.py": '''
+from chain import check_nested_group
+
+
+def test_nested_group_in_chain_mode(group):
+    """A group nested under a group in chain mode."""
+    check_nested_group(group, chained=True)
+''',
+}
+
+
+@pytest.fixture(scope="module")
+def with_tests(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    yield from indexed(tmp_path_factory.mktemp("tested"), TESTED)
+
+
+def test_a_question_weighs_a_test_further_but_who_calls_does_not(with_tests: Workspace) -> None:
+    """Every mode weighs a test for a question (`test_for_question`, its effect on the order
+    is in test_priors.py) beyond a test's own factor; "who calls X" in a mode the request sets
+    is answered by a test's call too, and a sentence that is not a question is not asked."""
+    ws = with_tests
+    question = "what happens if I nest a group under a group in chain mode?"
+    for mode in ("lexical", "vector", "hybrid", "auto"):
+        asked = ws.searcher.search(SearchRequest(question, mode=mode, k=5, explain=True))
+        assert {h.path for h in asked.hits} == {"src/chain.py", "tests/test_chain.py"}, mode
+        for hit in asked.hits:
+            names = [p.name for p in hit.retrieval.priors]
+            assert ("test_for_question" in names) == hit.path.startswith("tests/"), mode
+        calls = ws.searcher.search(SearchRequest("who calls check_nested_group", mode=mode,
+                                                 k=5, explain=True))
+        assert any(h.path.startswith("tests/") for h in calls.hits), mode
+        told = ws.searcher.search(SearchRequest("A group nested under a group in chain mode.",
+                                                mode=mode, k=5, explain=True))
+        for answer in (calls, told):
+            assert all(p.name != "test_for_question" for h in answer.hits
+                       for p in h.retrieval.priors), mode

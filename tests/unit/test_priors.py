@@ -64,8 +64,8 @@ def test_a_rust_test_in_the_file_it_tests_ranks_below_the_code() -> None:
     asked = priors.apply(make(), question=True, sentence=True)
     assert [c.row.chunk_id for c in asked] == ["skip_filesize", "tests.max_filesize"]
     assert [p.name for p in asked[1].retrieval.priors] == ["definition", "callable_for_question",
-                                                           "test_module"]
-    assert asked[1].score == round(0.80 * 1.15 * 1.2 * 0.85, 6)
+                                                           "test_module", "test_for_question"]
+    assert asked[1].score == round(0.80 * 1.15 * 1.2 * 0.85 * 0.8, 6)
     # A description, told rather than asked, is answered by the code too.
     told = priors.apply(make(), sentence=True)
     assert [c.row.chunk_id for c in told] == ["skip_filesize", "tests.max_filesize"]
@@ -80,6 +80,36 @@ def test_a_rust_test_in_the_file_it_tests_ranks_below_the_code() -> None:
                        cand("skip", "src/walk.py", 0.74, kind=SymbolKind.FUNCTION,
                             lang="python")], question=True)
     assert [c.row.chunk_id for c in py] == ["tests.helper", "skip"]
+
+
+def test_a_question_weighs_a_test_beyond_a_tests_factor() -> None:
+    # click's tests/test_chain.py sets up "a group nested under a group in chain mode" in a
+    # short test whose words match the question well; the code that refuses it,
+    # `_check_multicommand`, came after the tests, which a test's 0.85 alone did not overturn.
+    def make() -> list[Candidate]:
+        return [cand("test_nested_group_in_chain", "tests/test_chain.py", 0.80, is_test=True,
+                     kind=SymbolKind.FUNCTION, lang="python"),
+                cand("_check_multicommand", "src/click/core.py", 0.62,
+                     kind=SymbolKind.FUNCTION, lang="python")]
+    asked = priors.apply(make(), question=True)
+    assert [c.row.chunk_id for c in asked] == ["_check_multicommand",
+                                               "test_nested_group_in_chain"]
+    assert [p.name for p in asked[1].retrieval.priors] == [
+        "definition", "callable_for_question", "test_path", "test_for_question"]
+    assert asked[1].score == round(0.80 * 1.15 * 1.2 * 0.85 * 0.8, 6)
+    # "who calls X" is answered by a test's call as well as the code's: a test's factor only.
+    calls = priors.apply(make(), question=True, calls=True)
+    assert [c.row.chunk_id for c in calls] == ["test_nested_group_in_chain",
+                                               "_check_multicommand"]
+    # A sentence told, not asked, keeps a test's factor alone too.
+    told = priors.apply(make(), sentence=True)
+    assert [c.row.chunk_id for c in told][0] == "test_nested_group_in_chain"
+    assert all(p.name != "test_for_question" for c in told + calls for p in c.retrieval.priors)
+    # A Rust file's own tests are tests to a question too.
+    rust = priors.apply([cand("tests.nested", "src/chain.rs", 0.80, kind=SymbolKind.FUNCTION,
+                              lang="rust", container="tests")], question=True, sentence=True)
+    assert [p.name for p in rust[0].retrieval.priors][-2:] == ["test_module",
+                                                               "test_for_question"]
 
 
 def test_an_example_ranks_below_the_code_it_calls() -> None:
