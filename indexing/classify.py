@@ -26,6 +26,10 @@ _TEST_NAME = re.compile(
 #: skip a folder that starts with `_`; `benches` is Cargo's).
 _EXAMPLE_DIRS = frozenset({"examples", "example", "_examples", "samples", "sample", "demo",
                            "demos", "benches", "benchmarks"})
+#: Files of the same sort that sit beside the code they show: Storybook's stories
+#: (`Button.stories.tsx`), which render a component in the states a question names, and
+#: Vitest's benchmarks (`parse.bench.ts`), which call the code under test in a loop.
+_EXAMPLE_NAME = re.compile(r"\.(stories|bench)\.[cm]?[jt]sx?$")
 _VENDOR_DIRS = frozenset({"vendor", "third_party", "thirdparty", "external", "deps"})
 _GENERATED_NAME = re.compile(
     r"(_pb2(_grpc)?\.py$|\.pb\.go$|\.generated\.\w+$|\.g\.dart$|_gen\.go$)"
@@ -44,7 +48,9 @@ def is_test_path(path: str) -> bool:
 def is_example_path(path: str) -> bool:
     """Read from the path when a query is ranked, not recorded: it needs no new column, so an
     index built before it was added is ranked with it too."""
-    return any(p in _EXAMPLE_DIRS for p in path.split("/")[:-1])
+    parts = path.split("/")
+    return (any(p in _EXAMPLE_DIRS for p in parts[:-1])
+            or bool(_EXAMPLE_NAME.search(parts[-1])))
 
 
 #: Where a language keeps unit tests inside the file they test, the modules that hold them:

@@ -776,6 +776,54 @@ def test_a_question_ranks_an_example_below_the_code_it_calls(with_examples: Work
                    for p in h.retrieval.priors), mode
 
 
+STORIES = {
+    "src/Button.tsx": """
+/** A clickable button; greyed out and ignoring clicks while disabled. */
+export function Button(props: { label: string; disabled?: boolean; onClick(): void }) {
+  const style = props.disabled ? { opacity: 0.5 } : {};
+  return (
+    <button style={style} disabled={props.disabled} onClick={props.onClick}>
+      {props.label}
+    </button>
+  );
+}
+""",
+    "src/Button.stories.tsx": """
+import { Button } from "./Button";
+
+export default { title: "Button" };
+
+/** The button while disabled: greyed out, clicks ignored. */
+export const Disabled = () => <Button label="Save" disabled onClick={() => {}} />;
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def with_stories(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    yield from indexed(tmp_path_factory.mktemp("stories"), STORIES)
+
+
+def test_a_question_weighs_a_story_as_an_example(with_stories: Workspace) -> None:
+    """Storybook's stories sit beside the component and render it in the states a question
+    names; a question asks for the component's code. The story keeps its hit, weighed as an
+    example, in every mode; a sentence is not weighed so."""
+    ws = with_stories
+    for mode in ("lexical", "vector", "hybrid", "auto"):
+        asked = ws.searcher.search(SearchRequest(
+            "how is the button shown while disabled?", mode=mode, k=5, explain=True))
+        paths = [h.path for h in asked.hits]
+        assert "src/Button.stories.tsx" in paths and "src/Button.tsx" in paths, (mode, paths)
+        assert all(("example_path" in [p.name for p in h.retrieval.priors])
+                   == h.path.endswith(".stories.tsx") for h in asked.hits), mode
+        if mode in ("hybrid", "auto"):
+            assert paths[0] == "src/Button.tsx", (mode, paths)
+        told = ws.searcher.search(SearchRequest(
+            "The button while disabled.", mode=mode, k=5, explain=True))
+        assert all(p.name != "example_path" for h in told.hits
+                   for p in h.retrieval.priors), mode
+
+
 TESTED = {
     "src/chain.py": '''
 def check_nested_group(group, chained):

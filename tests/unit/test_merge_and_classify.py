@@ -134,6 +134,10 @@ def test_test_paths(path: str, test: bool) -> None:
     ("benches/parse.rs", True), ("packages/ui/demo/App.tsx", True),
     ("src/examples.py", False), ("src/example_config.go", False), ("demo.js", False),
     ("lib/counterexamples/x.rs", False),
+    # Storybook's stories and Vitest's benchmarks, beside the code they show.
+    ("src/Button.stories.tsx", True), ("src/parse.bench.ts", True),
+    ("src/stories.ts", False), ("src/bench.ts", False), ("src/workbench.ts", False),
+    ("src/stories.md", False),
 ])
 def test_example_paths(path: str, example: bool) -> None:
     assert is_example_path(path) is example
