@@ -53,22 +53,36 @@ def is_example_path(path: str) -> bool:
             or bool(_EXAMPLE_NAME.search(parts[-1])))
 
 
-#: Where a language keeps unit tests inside the file they test, the modules that hold them:
-#: Rust's `#[cfg(test)] mod tests`, as `cargo new --lib` writes it (`test` is the other name in
-#: use). The file is code and is not a test file, so its tests had no prior at all.
-_TEST_MODULES: dict[str, frozenset[str]] = {"rust": frozenset({"tests", "test"})}
+#: Where a language keeps unit tests inside the file they test, the names that hold them, and
+#: the kinds a definition so named must have to be one (None: any kind): Rust's
+#: `#[cfg(test)] mod tests`, as `cargo new --lib` writes it (`test` is the other name in use),
+#: and D's `unittest` blocks, named by their keyword, which nothing else can be named. The file
+#: is code and is not a test file, so its tests had no prior at all.
+_TEST_MODULES: dict[str, tuple[frozenset[str], frozenset[str] | None]] = {
+    "rust": (frozenset({"tests", "test"}), frozenset({"module"})),
+    "d": (frozenset({"unittest"}), None),
+}
+#: Zig's tests are `test "what it checks" { ... }` blocks beside the code, named by their string
+#: (the name kept without quotes): the signature tells them from a function, which starts with
+#: `fn`, `pub` or `export`.
+_TEST_SIGNATURES: dict[str, re.Pattern[str]] = {"zig": re.compile(r'test\s*"')}
 
 
-def in_test_module(lang: str, qualified_name: str, kind: str) -> bool:
-    """A definition is one of the file's own tests: it is such a module, or sits anywhere
-    inside one (`tests.t`, `tests.inner.deep`, `tests.Fake.go`: its qualified name holds
-    every enclosing module, where its container holds only the innermost, `inner` or `impl
-    Fake`). Read when a query is ranked, like the example folders."""
-    modules = _TEST_MODULES.get(lang)
-    if not modules:
+def in_test_module(lang: str, qualified_name: str, kind: str, signature: str = "") -> bool:
+    """A definition is one of the file's own tests: it is such a module or block, or sits
+    anywhere inside one (`tests.t`, `tests.inner.deep`, `tests.Fake.go`: its qualified name
+    holds every enclosing module, where its container holds only the innermost, `inner` or
+    `impl Fake`). Read when a query is ranked, like the example folders."""
+    test_signature = _TEST_SIGNATURES.get(lang)
+    if test_signature is not None and test_signature.match(signature):
+        return True
+    rule = _TEST_MODULES.get(lang)
+    if rule is None:
         return False
+    names, kinds = rule
     *enclosing, name = qualified_name.split(".")
-    return any(p in modules for p in enclosing) or (kind == "module" and name in modules)
+    return (any(p in names for p in enclosing)
+            or (name in names and (kinds is None or kind in kinds)))
 
 
 def is_generated(path: str, head: str) -> bool:

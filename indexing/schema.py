@@ -74,7 +74,9 @@ from indexing.text import FTS_TOKENIZER
 #     (`.test-d.ts`), Ruby's `_test.rb` and `_spec.rb`, `FooTest.kt` and its JVM, PHP, Swift
 #     and .NET kin, tsd's `test-d/`, and test folders in any case (`Tests/`). A file's flag is
 #     recorded, so an index rebuilds to read it.
-SCHEMA_VERSION = 23
+# 24: D's `unittest` blocks are definitions (`unittest`, or `Point.unittest` inside a type),
+#     weighed as the file's own tests (`indexing.classify.in_test_module`).
+SCHEMA_VERSION = 24
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for
 #: another version (`indexing.store.carry`): since 8, `embed_cache` holds (model, embedded-text

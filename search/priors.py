@@ -39,7 +39,8 @@ TEST_FOR_QUESTION = 0.8
 
 #: Why `TEST_MODULE`, a test's factor, for a sentence only (asked or told): a Rust file keeps its
 #: unit tests in a `#[cfg(test)] mod tests` next to the code (`indexing.classify.
-#: in_test_module`), and a test there, which calls the code under the words that describe it,
+#: in_test_module`; Zig's `test "..."` and D's `unittest` blocks are such tests too), and a
+#: test there, which calls the code under the words that describe it,
 #: matched a question or a description better than the code. A test file is weighed so in
 #: every query; a test module is not, because code or a name copied from the file is as likely
 #: the test's as the code's: on regex, `similar` (a function's code asked for) lost 0.024 in
@@ -84,7 +85,7 @@ def apply(cands: list[Candidate], question: bool = False,
         if test:
             scale(cand, Prior("test_path", TEST_PATH))
         elif (sentence or question) and row.symbol is not None and in_test_module(
-                row.lang, row.symbol.qualified_name, row.symbol.kind):
+                row.lang, row.symbol.qualified_name, row.symbol.kind, row.symbol.signature):
             scale(cand, Prior("test_module", TEST_MODULE))
             test = True
         if test and question and not calls:

@@ -74,3 +74,9 @@
     (type . (type_ctor) @_ctor)
     (declarator . (identifier) @name)) @definition.constant
   (#any-of? @_ctor "immutable" "const"))
+
+; A `unittest` block is the module's own test, kept beside the code it tests; it is named by
+; its keyword (`indexing.classify.in_test_module` reads it as a test).
+
+(unittest_declaration
+  (unittest) @name) @definition.function

@@ -91,7 +91,8 @@ SYMBOL_ROW_COLUMNS = f"s.id, f.path, f.is_test, f.lang, {SYMBOL_COLUMNS}"
 
 def symbol_row(row: Sequence[Any]) -> SymbolRow:
     sym = symbol_from(row[4:])
-    test = bool(row[2]) or in_test_module(row[3], sym.qualified_name, sym.kind)
+    test = bool(row[2]) or in_test_module(row[3], sym.qualified_name, sym.kind,
+                                          sym.signature)
     return SymbolRow(row[0], row[1], test, sym)
 
 

@@ -153,3 +153,33 @@ async def test_a_rust_files_own_tests_come_after_its_code(
     assert [x.container_name for x in found] == ["walk", "tests"]
     assert range_of(found[0].location) == span("src/lib.rs", "pub fn visit", "path.len()\n    }",
                                                files=RUST)
+
+
+D: dict[str, str] = {
+    "source/walk.d": """module walk;
+
+unittest
+{
+    size_t visit(string path) { return path.length + 1; }
+    assert(.visit("a") == visit(""));
+}
+
+size_t visit(string path)
+{
+    return path.length;
+}
+""",
+}
+
+
+async def test_a_d_unittest_blocks_helpers_come_after_the_code(
+    start_server: StartFn, tmp_path: Path
+) -> None:
+    # D keeps a module's tests in `unittest` blocks beside its code, here above it: a helper
+    # declared in one is a test's, and on a tie the code's `visit` comes first.
+    root = write_tree(tmp_path / "dub", D)
+    s = await ready(start_server, root)
+    found = [x for x in await s.symbols("visit") if x.name == "visit"]
+    assert [x.container_name for x in found] == [None, "unittest"]
+    assert range_of(found[0].location) == span("source/walk.d", "size_t visit(string path)\n{",
+                                               "path.length;\n}", files=D)

@@ -372,6 +372,75 @@ def test_a_rust_files_own_tests_carry_the_test_prior(tmp_path: Path) -> None:
     assert all(p.name != "test_module" for h in named for p in h.retrieval.priors)
 
 
+ZIG_STACK = (
+    "const std = @import(\"std\");\n\n"
+    "pub const Stack = struct {\n"
+    "    items: [8]u32 = undefined,\n"
+    "    len: usize = 0,\n\n"
+    "    /// Pushes an item on top of the stack.\n"
+    "    pub fn push(self: *Stack, item: u32) void {\n"
+    "        self.items[self.len] = item;\n"
+    "        self.len += 1;\n"
+    "    }\n\n"
+    "    test \"keeps what it was given\" {\n"
+    "        var stack = Stack{};\n"
+    "        stack.push(7);\n"
+    "        try std.testing.expectEqual(stack.items[0], 7);\n"
+    "    }\n"
+    "};\n\n"
+    "test \"grows by one\" {\n"
+    "    var stack = Stack{};\n"
+    "    stack.push(7);\n"
+    "    try std.testing.expectEqual(stack.len, 1);\n"
+    "}\n")
+D_STACK = (
+    "module stack;\n\n"
+    "struct Stack\n{\n"
+    "    int[] items;\n\n"
+    "    /// Pushes an item on top of the stack.\n"
+    "    void push(int item) { items ~= item; }\n\n"
+    "    unittest\n    {\n"
+    "        Stack stack;\n"
+    "        stack.push(7);\n"
+    "        assert(stack.items[$ - 1] == 7);\n"
+    "    }\n"
+    "}\n\n"
+    "@safe unittest\n{\n"
+    "    Stack stack;\n"
+    "    stack.push(7);\n"
+    "    assert(stack.items.length == 1);\n"
+    "}\n")
+
+
+@pytest.mark.parametrize(("name", "text", "tests"), [
+    ("stack.zig", ZIG_STACK, {"Stack.keeps what it was given", "grows by one"}),
+    ("stack.d", D_STACK, {"Stack.unittest", "unittest"}),
+])
+def test_zig_and_d_test_blocks_carry_the_test_prior(tmp_path: Path, name: str, text: str,
+                                                    tests: set[str]) -> None:
+    # Zig's `test "..."` blocks and D's `unittest` blocks sit in the file they test, beside
+    # the code and inside its types, and call it under the words that describe it: for a
+    # sentence they are weighed as tests, and the code they call comes first.
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / name).write_text(text)
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx"), workers=1, embed=False))
+    try:
+        ws.indexer.index()
+        asked = run(ws, "how is an item pushed on top of the stack?", k=10, explain=True).hits
+        told = run(ws, "Pushes an item on top of the stack.", k=10, explain=True).hits
+        named = run(ws, "push", k=10, explain=True).hits
+    finally:
+        ws.close()
+    for hits in (asked, told):
+        weighed = {h.title: "test_module" in [p.name for p in h.retrieval.priors]
+                   for h in hits}
+        assert {t for t, test in weighed.items() if test} == tests, weighed
+        assert hits[0].title == "Stack.push", [h.title for h in hits]
+    # A name (or code) copied from the file may be the test's own: no test prior.
+    assert all(p.name != "test_module" for h in named for p in h.retrieval.priors)
+
+
 def test_code_fragment_is_exact_text(workspace: Workspace) -> None:
     result = run(workspace, "store.get_user_by_id(1)")
     assert result.meta.query_plan == "exact"

@@ -143,20 +143,29 @@ def test_example_paths(path: str, example: bool) -> None:
     assert is_example_path(path) is example
 
 
-@pytest.mark.parametrize(("lang", "qualified", "kind", "test"), [
-    ("rust", "tests.max_filesize", "function", True),  # #[cfg(test)] mod tests
-    ("rust", "tests.inner.deep", "function", True),  # a module inside it
-    ("rust", "tests.Fake.go", "method", True),  # a method of a type declared there
-    ("rust", "tests", "module", True),  # the module itself
-    ("rust", "test.parses", "function", True),
-    ("rust", "WalkBuilder.max_filesize", "method", False),
-    ("rust", "tests", "function", False),  # a function named so is code
-    ("rust", "contests.score", "function", False),
-    ("python", "tests.helper", "function", False),  # a class, not Rust's test module
-    ("go", "tests", "module", False),
+@pytest.mark.parametrize(("lang", "qualified", "kind", "signature", "test"), [
+    ("rust", "tests.max_filesize", "function", "fn max_filesize()", True),  # mod tests
+    ("rust", "tests.inner.deep", "function", "", True),  # a module inside it
+    ("rust", "tests.Fake.go", "method", "", True),  # a method of a type declared there
+    ("rust", "tests", "module", "mod tests", True),  # the module itself
+    ("rust", "test.parses", "function", "", True),
+    ("rust", "WalkBuilder.max_filesize", "method", "", False),
+    ("rust", "tests", "function", "fn tests()", False),  # a function named so is code
+    ("rust", "contests.score", "function", "", False),
+    ("python", "tests.helper", "function", "", False),  # a class, not Rust's test module
+    ("go", "tests", "module", "", False),
+    ("d", "unittest", "function", "unittest", True),  # a module's `unittest` block
+    ("d", "Stack.unittest", "method", "@safe unittest", True),  # one inside a type
+    ("d", "unittest.helper", "function", "int helper(int a)", True),  # declared in one
+    ("d", "Stack.push", "method", "void push(int item)", False),
+    ("zig", "grows by one", "function", 'test "grows by one" {', True),
+    ("zig", "Stack.keeps it", "method", 'test "keeps it" {', True),
+    ("zig", "testPush", "function", "fn testPush() void {", False),
+    ("zig", "test_data", "constant", 'const test_data = "x";', False),
+    ("zig", "tests.push", "function", "pub fn push() void {", False),  # a struct `tests`
 ])
-def test_test_modules(lang: str, qualified: str, kind: str, test: bool) -> None:
-    assert in_test_module(lang, qualified, kind) is test
+def test_test_modules(lang: str, qualified: str, kind: str, signature: str, test: bool) -> None:
+    assert in_test_module(lang, qualified, kind, signature) is test
 
 
 def test_generated_and_vendored() -> None:
