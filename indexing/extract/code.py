@@ -487,14 +487,16 @@ def to_symbol(src: SourceText, rules: LanguageRules, d: Definition) -> Symbol:
 
 
 def _bodiless(d: Definition, rules: LanguageRules) -> bool:
-    """A body is a `body` field in most grammars, a `function_body` child in Kotlin's, the
-    next sibling in Dart's (`Definition.end_node`). A Python body of `...` alone (after its
-    docstring) is none either: an `@overload` stub, a `Protocol`'s method, a `.pyi`
-    declaration. A decorated definition's body is its definition's."""
+    """A body is a `body` field in most grammars, a `function_body` child in Kotlin's and D's,
+    the next sibling in Dart's (`Definition.end_node`). D's `function_body` is there without
+    one too, as the `;` alone of an interface's or an abstract method. A Python body of `...`
+    alone (after its docstring) is none either: an `@overload` stub, a `Protocol`'s method, a
+    `.pyi` declaration. A decorated definition's body is its definition's."""
     node = d.node.child_by_field_name("definition") or d.node
     return (d.kind in CALLABLE_KINDS and node.type in rules.signature_nodes
             and d.end_node is None and (not _has_body(node) or _only_ellipsis(node))
-            and not any(c.type == "function_body" for c in node.named_children))
+            and not any(c.type == "function_body" and c.text != b";"
+                        for c in node.named_children))
 
 
 def _only_ellipsis(node: Node) -> bool:

@@ -152,6 +152,25 @@ void Widget::draw() { }
 - (void)layout { }
 @end
 """, {"View.layout": [True, False]}),
+    "d": ("shapes.d", """interface Shape
+{
+    /// The area it covers.
+    double area();
+    final string name() { return "shape"; }
+}
+
+abstract class Polygon : Shape
+{
+    abstract int sides();
+    double area() { return 0; }
+    this() {}
+}
+
+extern(C) int puts(const char* s);
+
+int twice(int n) { return 2 * n; }
+""", {"Shape.area": [True], "Shape.name": [False], "Polygon.sides": [True],
+      "Polygon.area": [False], "Polygon.this": [False], "puts": [True], "twice": [False]}),
 }
 
 
