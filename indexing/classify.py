@@ -62,17 +62,23 @@ _TEST_MODULES: dict[str, tuple[frozenset[str], frozenset[str] | None]] = {
     "rust": (frozenset({"tests", "test"}), frozenset({"module"})),
     "d": (frozenset({"unittest"}), None),
 }
-#: Zig's tests are `test "what it checks" { ... }` blocks beside the code, named by their string
-#: (the name kept without quotes): the signature tells them from a function, which starts with
-#: `fn`, `pub` or `export`.
-_TEST_SIGNATURES: dict[str, re.Pattern[str]] = {"zig": re.compile(r'test\s*"')}
+#: Tests told apart by their signature: Zig's `test "what it checks" { ... }` blocks beside the
+#: code, named by their string (kept without quotes), where a function starts with `fn`, `pub`
+#: or `export`; OCaml's ppx_inline_test and ppx_expect tests (`let%test "name" = ...`,
+#: `let%test_unit`, `let%expect_test`, and the `let%test_module` that groups them).
+_TEST_SIGNATURES: dict[str, re.Pattern[str]] = {
+    "zig": re.compile(r'\s*test\s*"'),
+    "ocaml": re.compile(r"\s*let%(test|test_unit|expect_test|test_module)\b"),
+}
 
 
 def in_test_module(lang: str, qualified_name: str, kind: str, signature: str = "") -> bool:
-    """A definition is one of the file's own tests: it is such a module or block, or sits
-    anywhere inside one (`tests.t`, `tests.inner.deep`, `tests.Fake.go`: its qualified name
-    holds every enclosing module, where its container holds only the innermost, `inner` or
-    `impl Fake`). Read when a query is ranked, like the example folders."""
+    """A definition is one of the file's own tests: a test its signature shows, or a module
+    or block named as one, or anything inside such a module or block (`tests.t`,
+    `tests.inner.deep`, `tests.Fake.go`: its qualified name holds every enclosing module,
+    where its container holds only the innermost, `inner` or `impl Fake`). What an OCaml
+    `let%test_module` holds is not seen: the module's name is its own string. Read when a
+    query is ranked, like the example folders."""
     test_signature = _TEST_SIGNATURES.get(lang)
     if test_signature is not None and test_signature.match(signature):
         return True

@@ -45,3 +45,19 @@
 
 (method_definition
   (method_name) @name) @definition.method
+
+; ppx_inline_test's and ppx_expect's tests, kept beside the code they test and named by their
+; string: `let%test "name" = ...`, `let%test_unit`, `let%expect_test`, and `let%test_module`
+; that groups them (`indexing.classify.in_test_module` reads them as tests).
+
+(value_definition
+  (attribute_id) @_ppx
+  (let_binding
+    pattern: (string (string_content) @name)) @definition.function
+  (#any-of? @_ppx "test" "test_unit" "expect_test"))
+
+(value_definition
+  (attribute_id) @_ppx
+  (let_binding
+    pattern: (string (string_content) @name)) @definition.module
+  (#eq? @_ppx "test_module"))

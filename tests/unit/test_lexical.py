@@ -411,16 +411,32 @@ D_STACK = (
     "    assert(stack.items.length == 1);\n"
     "}\n")
 
+OCAML_STACK = (
+    "type t = { mutable items : int list }\n\n"
+    "(** Pushes an item on top of the stack. *)\n"
+    "let push stack item = stack.items <- item :: stack.items\n\n"
+    "let%test \"keeps what it was given\" =\n"
+    "  let stack = { items = [] } in\n"
+    "  push stack 7;\n"
+    "  stack.items = [ 7 ]\n\n"
+    "let%expect_test \"grows by one\" =\n"
+    "  let stack = { items = [] } in\n"
+    "  push stack 7;\n"
+    "  print_int (List.length stack.items);\n"
+    "  [%expect {| 1 |}]\n")
 
-@pytest.mark.parametrize(("name", "text", "tests"), [
-    ("stack.zig", ZIG_STACK, {"Stack.keeps what it was given", "grows by one"}),
-    ("stack.d", D_STACK, {"Stack.unittest", "unittest"}),
+
+@pytest.mark.parametrize(("name", "text", "code", "tests"), [
+    ("stack.zig", ZIG_STACK, "Stack.push", {"Stack.keeps what it was given", "grows by one"}),
+    ("stack.d", D_STACK, "Stack.push", {"Stack.unittest", "unittest"}),
+    ("stack.ml", OCAML_STACK, "push", {"keeps what it was given", "grows by one"}),
 ])
-def test_zig_and_d_test_blocks_carry_the_test_prior(tmp_path: Path, name: str, text: str,
-                                                    tests: set[str]) -> None:
-    # Zig's `test "..."` blocks and D's `unittest` blocks sit in the file they test, beside
-    # the code and inside its types, and call it under the words that describe it: for a
-    # sentence they are weighed as tests, and the code they call comes first.
+def test_tests_kept_beside_the_code_carry_the_test_prior(tmp_path: Path, name: str, text: str,
+                                                         code: str, tests: set[str]) -> None:
+    # Zig's `test "..."` blocks, D's `unittest` blocks and OCaml's `let%test`s sit in the file
+    # they test, beside the code and inside its types, and call it under the words that
+    # describe it: for a sentence they are weighed as tests, and the code they call comes
+    # first.
     root = tmp_path / "tree"
     root.mkdir()
     (root / name).write_text(text)
@@ -436,7 +452,7 @@ def test_zig_and_d_test_blocks_carry_the_test_prior(tmp_path: Path, name: str, t
         weighed = {h.title: "test_module" in [p.name for p in h.retrieval.priors]
                    for h in hits}
         assert {t for t, test in weighed.items() if test} == tests, weighed
-        assert hits[0].title == "Stack.push", [h.title for h in hits]
+        assert hits[0].title == code, [h.title for h in hits]
     # A name (or code) copied from the file may be the test's own: no test prior.
     assert all(p.name != "test_module" for h in named for p in h.retrieval.priors)
 

@@ -163,6 +163,12 @@ def test_example_paths(path: str, example: bool) -> None:
     ("zig", "testPush", "function", "fn testPush() void {", False),
     ("zig", "test_data", "constant", 'const test_data = "x";', False),
     ("zig", "tests.push", "function", "pub fn push() void {", False),  # a struct `tests`
+    ("ocaml", "empty cart", "function", 'let%test "empty cart" = true', True),
+    ("ocaml", "prints", "function", 'let%expect_test "prints" =', True),
+    ("ocaml", "m.counts", "function", '  let%test_unit "counts" = ()', True),
+    ("ocaml", "stack", "module", 'let%test_module "stack" = (module struct', True),
+    ("ocaml", "test", "function", "let test x = x", False),
+    ("ocaml", "testing", "function", 'let%testing "x" = ()', False),  # another ppx
 ])
 def test_test_modules(lang: str, qualified: str, kind: str, signature: str, test: bool) -> None:
     assert in_test_module(lang, qualified, kind, signature) is test
