@@ -56,10 +56,12 @@ def is_example_path(path: str) -> bool:
 #: Where a language keeps unit tests inside the file they test, the names that hold them, and
 #: the kinds a definition so named must have to be one (None: any kind): Rust's
 #: `#[cfg(test)] mod tests`, as `cargo new --lib` writes it (`test` is the other name in use),
-#: and D's `unittest` blocks, named by their keyword, which nothing else can be named. The file
-#: is code and is not a test file, so its tests had no prior at all.
+#: Racket's `(module+ test ...)`, as raco test runs it, and D's `unittest` blocks, named by
+#: their keyword, which nothing else can be named. The file is code and is not a test file, so
+#: its tests had no prior at all.
 _TEST_MODULES: dict[str, tuple[frozenset[str], frozenset[str] | None]] = {
     "rust": (frozenset({"tests", "test"}), frozenset({"module"})),
+    "racket": (frozenset({"test"}), frozenset({"module"})),
     "d": (frozenset({"unittest"}), None),
 }
 #: Tests told apart by their signature: Zig's `test "what it checks" { ... }` blocks beside the

@@ -75,10 +75,11 @@ from indexing.text import FTS_TOKENIZER
 #     and .NET kin, tsd's `test-d/`, and test folders in any case (`Tests/`). A file's flag is
 #     recorded, so an index rebuilds to read it.
 # 24: D's `unittest` blocks are definitions (`unittest`, or `Point.unittest` inside a type),
-#     and so are OCaml's inline tests (`let%test "name"`, `let%expect_test`, ...), both
-#     weighed as the file's own tests (`indexing.classify.in_test_module`); a D method or
-#     function whose body is its `;` alone (an interface's, an abstract one, an `extern`
-#     prototype) is bodiless.
+#     and so are OCaml's inline tests (`let%test "name"`, `let%expect_test`, ...) and
+#     Racket's `module+` forms; these and Racket's `(module+ test ...)` are weighed as the
+#     file's own tests (`indexing.classify.in_test_module`); a D method or function whose
+#     body is its `;` alone (an interface's, an abstract one, an `extern` prototype) is
+#     bodiless.
 SCHEMA_VERSION = 24
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for

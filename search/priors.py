@@ -39,13 +39,13 @@ TEST_FOR_QUESTION = 0.8
 
 #: Why `TEST_MODULE`, a test's factor, for a sentence only (asked or told): a Rust file keeps its
 #: unit tests in a `#[cfg(test)] mod tests` next to the code (`indexing.classify.
-#: in_test_module`; Zig's `test "..."`, D's `unittest` and OCaml's `let%test` are such tests
-#: too), and a test there, which calls the code under the words that describe it, matched a
-#: question or a description better than the code. A test file is weighed so in every query;
-#: a test module is not, because code or a name copied from the file is as likely
-#: the test's as the code's: on regex, `similar` (a function's code asked for) lost 0.024 in
-#: `auto` when every query weighed it, each loss a test asked for. Measured with `kebab eval`
-#: (README Quality).
+#: in_test_module`; Zig's `test "..."`, D's `unittest`, OCaml's `let%test` and Racket's
+#: `(module+ test ...)` are such tests too), and a test there, which calls the code under the
+#: words that describe it, matched a question or a description better than the code. A test
+#: file is weighed so in every query; a test module is not, because code or a name copied from
+#: the file is as likely the test's as the code's: on regex, `similar` (a function's code asked
+#: for) lost 0.024 in `auto` when every query weighed it, each loss a test asked for. Measured
+#: with `kebab eval` (README Quality).
 
 #: Why `TEST_FOR_QUESTION`, on top of a test's own factor: a question about how the project
 #: works ("what happens if I nest a group in chain mode") is answered by its code, and a test

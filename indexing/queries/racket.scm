@@ -1,6 +1,7 @@
 ; Racket definitions beyond Scheme's: `define/contract` and the like, `struct` (and its
 ; fields), classes `(define cart% (class object% ...))` with their `define/public` methods,
-; `define-syntax-rule` and syntax/parse macros, and `module` forms.
+; `define-syntax-rule` and syntax/parse macros, and `module` forms (`module+ test` holds the
+; file's own tests: `indexing.classify.in_test_module`).
 
 (list
   .
@@ -46,7 +47,7 @@
   (symbol) @_kind
   .
   (symbol) @name
-  (#any-of? @_kind "module" "module*")) @definition.module
+  (#any-of? @_kind "module" "module*" "module+")) @definition.module
 
 ; A datum after `#;` is read and thrown away: nothing in it is defined.
 (sexp_comment) @inert

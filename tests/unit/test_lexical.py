@@ -425,18 +425,31 @@ OCAML_STACK = (
     "  print_int (List.length stack.items);\n"
     "  [%expect {| 1 |}]\n")
 
+RACKET_STACK = (
+    "#lang racket/base\n\n"
+    ";; Pushes an item on top of the stack.\n"
+    "(define (push! stack item)\n"
+    "  (set-box! stack (cons item (unbox stack))))\n\n"
+    "(module+ test\n"
+    "  (require rackunit)\n"
+    "  (define (fresh-stack) (box '()))\n"
+    "  (define stack (fresh-stack))\n"
+    "  (push! stack 7)\n"
+    "  (check-equal? (unbox stack) '(7)))\n")
+
 
 @pytest.mark.parametrize(("name", "text", "code", "tests"), [
     ("stack.zig", ZIG_STACK, "Stack.push", {"Stack.keeps what it was given", "grows by one"}),
     ("stack.d", D_STACK, "Stack.push", {"Stack.unittest", "unittest"}),
     ("stack.ml", OCAML_STACK, "push", {"keeps what it was given", "grows by one"}),
+    ("stack.rkt", RACKET_STACK, "push!", {"test"}),
 ])
 def test_tests_kept_beside_the_code_carry_the_test_prior(tmp_path: Path, name: str, text: str,
                                                          code: str, tests: set[str]) -> None:
-    # Zig's `test "..."` blocks, D's `unittest` blocks and OCaml's `let%test`s sit in the file
-    # they test, beside the code and inside its types, and call it under the words that
-    # describe it: for a sentence they are weighed as tests, and the code they call comes
-    # first.
+    # Zig's `test "..."` blocks, D's `unittest` blocks, OCaml's `let%test`s and Racket's
+    # `(module+ test ...)` sit in the file they test, beside the code and inside its types,
+    # and call it under the words that describe it: for a sentence they are weighed as tests,
+    # and the code they call comes first.
     root = tmp_path / "tree"
     root.mkdir()
     (root / name).write_text(text)

@@ -163,6 +163,10 @@ def test_example_paths(path: str, example: bool) -> None:
     ("zig", "testPush", "function", "fn testPush() void {", False),
     ("zig", "test_data", "constant", 'const test_data = "x";', False),
     ("zig", "tests.push", "function", "pub fn push() void {", False),  # a struct `tests`
+    ("racket", "test", "module", "(module+ test", True),  # raco test's submodule
+    ("racket", "test.helper", "function", "(define (helper) 42)", True),
+    ("racket", "main", "module", "(module+ main", False),
+    ("racket", "test", "function", "(define (test x) x)", False),
     ("ocaml", "empty cart", "function", 'let%test "empty cart" = true', True),
     ("ocaml", "prints", "function", 'let%expect_test "prints" =', True),
     ("ocaml", "m.counts", "function", '  let%test_unit "counts" = ()', True),
