@@ -13,14 +13,19 @@ import re
 #: Folders of tests, compared lower-cased (Swift's and .NET's `Tests`); `test-d` is tsd's.
 _TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testdata", "testing",
                         "test-d"})
-#: Test files by name: pytest's, Go's, Rust's and C's `_test`, Jest's and Vitest's `.test.ts`
-#: and their type tests (`.test-d.ts`, Vitest's and tsd's), Ruby's `_test.rb` and `_spec.rb`,
-#: and the `FooTest`/`FooTests` classes of the JVM, PHP, Swift and .NET.
+#: Test files by name: pytest's, Go's, Rust's, C's, Elixir's and Dart's `_test`, GoogleTest's
+#: `_unittest.cc` (Chromium's), Jest's and Vitest's `.test.ts` and their type tests
+#: (`.test-d.ts`, Vitest's and tsd's), Ruby's `_test.rb` and `_spec.rb`, busted's `_spec.lua`,
+#: the `FooTest`/`FooTests` classes of the JVM, PHP, Swift and .NET, a Django app's `tests.py`,
+#: and the `tests.rs` a Rust `#[cfg(test)] mod tests;` reads its tests from.
 _TEST_NAME = re.compile(
-    r"(^test_.*\.py$|_test\.(py|go|rs|c|cc|cpp|rb)$|_spec\.rb$"
-    r"|\.(test|spec)(-d)?\.[cm]?[jt]sx?$"
-    r"|Tests?\.(java|kt|scala|groovy|php|swift|cs)$|^conftest\.py$)"
+    r"(^test_.*\.py$|_test\.(py|go|rs|c|cc|cpp|rb|exs|dart)$|_unittest\.(c|cc|cpp|cxx)$"
+    r"|_spec\.(rb|lua)$|\.(test|spec)(-d)?\.[cm]?[jt]sx?$"
+    r"|Tests?\.(java|kt|scala|groovy|php|swift|cs)$|^conftest\.py$|^tests\.(py|rs)$)"
 )
+#: .NET names a test project after the project it tests, and its folder so: `Kebab.Tests/`,
+#: `Kebab.UnitTests/`, `Kebab.IntegrationTests/` (compared lower-cased).
+_TEST_PROJECT_SUFFIXES = (".tests", ".test", ".unittests", ".integrationtests")
 #: Folders of code that shows or exercises the project rather than being it: examples, demos,
 #: samples and benchmarks, in the names the ecosystems use (`_examples` is Go's, whose tools
 #: skip a folder that starts with `_`; `benches` is Cargo's).
@@ -41,7 +46,8 @@ _GENERATED_MARK = re.compile(
 
 def is_test_path(path: str) -> bool:
     parts = path.split("/")
-    return (any(p.lower() in _TEST_DIRS for p in parts[:-1])
+    folders = [p.lower() for p in parts[:-1]]
+    return (any(p in _TEST_DIRS or p.endswith(_TEST_PROJECT_SUFFIXES) for p in folders)
             or bool(_TEST_NAME.search(parts[-1])))
 
 

@@ -79,7 +79,9 @@ from indexing.text import FTS_TOKENIZER
 #     Racket's `module+` forms; these and Racket's `(module+ test ...)` are weighed as the
 #     file's own tests (`indexing.classify.in_test_module`); a D method or function whose
 #     body is its `;` alone (an interface's, an abstract one, an `extern` prototype) is
-#     bodiless.
+#     bodiless; more test files by name and folder (`indexing.classify.is_test_path`):
+#     `_unittest.cc`, Elixir's and Dart's `_test`, `_spec.lua`, Django's `tests.py`, Rust's
+#     `tests.rs`, .NET's `Kebab.Tests/`.
 SCHEMA_VERSION = 24
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for

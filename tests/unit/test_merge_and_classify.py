@@ -124,6 +124,17 @@ def test_symbol_matches_merge_by_score_then_tie_breaks_then_folder() -> None:
     ("src/Latest.kt", False), ("src/Contest.php", False),
     # Test folders in any case: Swift's `Tests/`, .NET's.
     ("Tests/KebabTests/ParserTests.swift", True), ("Test/Unit/x.cs", True),
+    # GoogleTest's `_unittest.cc`, Elixir's and Dart's `_test`, busted's `_spec.lua`.
+    ("net/base/escape_unittest.cc", True), ("lib/cart_test.exs", True),
+    ("lib/cart_test.dart", True), ("src/cart_spec.lua", True),
+    ("src/unittest.cc", False), ("lib/latest.dart", False), ("src/inspect.lua", False),
+    # A Django app's `tests.py`; a Rust `mod tests;` kept in `tests.rs`.
+    ("shop/tests.py", True), ("src/walk/tests.rs", True),
+    ("werkzeug/test.py", False), ("src/contests.rs", False), ("shop/tests.md", False),
+    # .NET test projects, named after the project they test.
+    ("src/Kebab.Tests/Fixtures/Cart.cs", True), ("Kebab.UnitTests/Builders.cs", True),
+    ("src/Kebab.Testing/Cart.cs", False),
+    ("src/Kebab/Latest/Cart.cs", False),
 ])
 def test_test_paths(path: str, test: bool) -> None:
     assert is_test_path(path) is test
