@@ -40,6 +40,9 @@ class LanguageRules:
     #: With `doc = "child"`, the type of the child that documents a definition (GraphQL's
     #: `description`).
     doc_node: str | None = None
+    #: Definition nodes documented by the doc comment right after them, not above: Elm's
+    #: `module_declaration`, whose `{-| -}` follows the `module ... exposing` line.
+    doc_after_nodes: frozenset[str] = frozenset()
     #: Node types that count as comments above a definition besides those named `*comment`:
     #: Haskell's `haddock`, Perl's `pod`, a Julia docstring (`string_literal`).
     comment_nodes: frozenset[str] = frozenset()
@@ -91,14 +94,14 @@ class LanguageRules:
 
 _LIST_RULES = frozenset(
     {"receiver_nodes", "comment_nodes", "attribute_nodes", "member_parameters",
-     "signature_nodes", "container_nodes"}
+     "signature_nodes", "container_nodes", "doc_after_nodes"}
 )
 _RULE_TYPES: dict[str, type] = {
     "extends": str, "extractor": str, "doc": str, "doc_comment": str, "doc_node": str,
     "comment_nodes": list, "attribute_nodes": list, "doc_gap": int, "doc_markup": str,
     "package_node": str,
     "receiver_nodes": list, "member_parameters": list, "signature_nodes": list,
-    "container_nodes": list,
+    "container_nodes": list, "doc_after_nodes": list,
     "constructor_named_like_container": bool, "body_sibling": str,
     "merge_clauses": bool, "embedded": str, "macro_lines": str, "macro_mark": str,
 }

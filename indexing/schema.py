@@ -81,7 +81,8 @@ from indexing.text import FTS_TOKENIZER
 #     body is its `;` alone (an interface's, an abstract one, an `extern` prototype) is
 #     bodiless; more test files by name and folder (`indexing.classify.is_test_path`):
 #     `_unittest.cc`, Elixir's and Dart's `_test`, `_spec.lua`, Django's `tests.py`, Rust's
-#     `tests.rs`, .NET's `Kebab.Tests/`.
+#     `tests.rs`, .NET's `Kebab.Tests/`; an Elm module's doc, the `{-| -}` below its `module`
+#     line.
 SCHEMA_VERSION = 24
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for

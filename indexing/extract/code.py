@@ -210,6 +210,9 @@ def _doc(
         return attribute_doc(src, node)
     if rules.doc == "child":
         return child_doc(src, rules, node)
+    if node.type in rules.doc_after_nodes:
+        after = node.next_named_sibling
+        return comment_doc(src, rules, [after]) if after and is_comment(after, rules) else ""
     return comment_doc(src, rules, comments or stray_comments(top, rules))
 
 
