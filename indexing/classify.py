@@ -68,6 +68,9 @@ def is_example_path(path: str) -> bool:
 _TEST_MODULES: dict[str, tuple[frozenset[str], frozenset[str] | None]] = {
     "rust": (frozenset({"tests", "test"}), frozenset({"module"})),
     "racket": (frozenset({"test"}), frozenset({"module"})),
+    # `module%test _ = struct ... end`, named by its extension: OCaml's own module names are
+    # capitalized, so no other module is named so.
+    "ocaml": (frozenset({"test"}), frozenset({"module"})),
     "d": (frozenset({"unittest"}), None),
 }
 #: Tests told apart by their signature: Zig's `test "what it checks" { ... }` blocks beside the
@@ -76,7 +79,7 @@ _TEST_MODULES: dict[str, tuple[frozenset[str], frozenset[str] | None]] = {
 #: `let%test_unit`, `let%expect_test`, and the `let%test_module` that groups them).
 _TEST_SIGNATURES: dict[str, re.Pattern[str]] = {
     "zig": re.compile(r'\s*test\s*"'),
-    "ocaml": re.compile(r"\s*let%(test|test_unit|expect_test|test_module)\b"),
+    "ocaml": re.compile(r"\s*(let|module)%(test|test_unit|expect_test|test_module)\b"),
 }
 
 

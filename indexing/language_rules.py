@@ -87,6 +87,11 @@ class LanguageRules:
     #: `scripts`: the file embeds code in `<script>` blocks (and Astro's frontmatter), read
     #: with that code's grammar (HTML, Vue, Svelte, Astro).
     embedded: Literal["none", "scripts"] = "none"
+    #: A name that binds nothing: Go's blank identifier, the wildcard `_` of Rust, OCaml,
+    #: Haskell and others (`var _ io.Reader = (*R)(nil)`, `const _: () = ...`, `let _ = ...`).
+    #: A definition so named defines nothing a search or `workspace/symbol` could name; what
+    #: it holds stays (`module _ = struct ... end`), and its lines are code between definitions.
+    blank_name: str | None = None
     #: A name followed by this mark invokes the macro of that name (Rust's `vec!` is the macro
     #: `vec`): a search for `vec!` names that macro's definition, which is spelled without it.
     macro_mark: str | None = None
@@ -104,6 +109,7 @@ _RULE_TYPES: dict[str, type] = {
     "container_nodes": list, "doc_after_nodes": list,
     "constructor_named_like_container": bool, "body_sibling": str,
     "merge_clauses": bool, "embedded": str, "macro_lines": str, "macro_mark": str,
+    "blank_name": str,
 }
 _RULE_CHOICES: dict[str, tuple[str, ...]] = {
     "extractor": ("code", "markdown", "rst"),

@@ -82,7 +82,9 @@ from indexing.text import FTS_TOKENIZER
 #     bodiless; more test files by name and folder (`indexing.classify.is_test_path`):
 #     `_unittest.cc`, Elixir's and Dart's `_test`, `_spec.lua`, Django's `tests.py`, Rust's
 #     `tests.rs`, .NET's `Kebab.Tests/`; an Elm module's doc, the `{-| -}` below its `module`
-#     line.
+#     line; `_` defines nothing where it binds nothing (`LanguageRules.blank_name`: Go's
+#     `var _ io.Reader = ...`, Rust's `const _`, OCaml's `let _ =`), and an anonymous OCaml
+#     test is named by its extension (`let%expect_test _` is `expect_test`).
 SCHEMA_VERSION = 24
 
 #: An index of this schema version or later hands its cached vectors to the index rebuilt for

@@ -93,7 +93,8 @@ def definitions(lang: str, src: SourceText, root: Node) -> list[Definition]:
     defs: list[Definition] = []
     if has_definitions(lang):
         hits = _best_hits(lang, root)
-        defs = [d for d in (_resolve(rules, src, *hit) for hit in hits) if d]
+        defs = [d for d in (_resolve(rules, src, *hit) for hit in hits)
+                if d and d.name != rules.blank_name]
     defs.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte, d.name_node.start_byte))
     defs = _without_restated(defs)
     if rules.merge_clauses:

@@ -48,7 +48,23 @@
 
 ; ppx_inline_test's and ppx_expect's tests, kept beside the code they test and named by their
 ; string: `let%test "name" = ...`, `let%test_unit`, `let%expect_test`, and `let%test_module`
-; that groups them (`indexing.classify.in_test_module` reads them as tests).
+; that groups them (`indexing.classify.in_test_module` reads them as tests). One bound to `_`
+; (`let%expect_test _ = ...`, `module%test _ = struct ... end`) is named by its extension, as
+; D's `unittest` is by its keyword: `_` binds nothing (ocaml.toml).
+
+(value_definition
+  (attribute_id) @name
+  (let_binding
+    pattern: (value_name) @_blank)
+  (#eq? @_blank "_")
+  (#any-of? @name "test" "test_unit" "expect_test")) @definition.function
+
+(module_definition
+  (attribute_id) @name
+  (module_binding
+    (module_name) @_blank)
+  (#eq? @_blank "_")
+  (#eq? @name "test")) @definition.module
 
 (value_definition
   (attribute_id) @_ppx

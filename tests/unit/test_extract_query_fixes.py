@@ -603,3 +603,26 @@ def test_private_class_fields_bound_to_functions_are_methods() -> None:
         assert [(s.name, s.kind) for s in run(path, text).symbols] == [
             ("Button", K.CLASS), ("#onClick", K.METHOD), ("onKey", K.METHOD),
             ("#count", K.PROPERTY)], path
+
+
+# `_` binds nothing where it is a language's blank identifier or wildcard: Go's interface
+# checks (prometheus/client_golang's `var _ prometheus.Collector = ...`), Rust's anonymous
+# `const _`, OCaml's `let _ =` and anonymous modules (janestreet/base's tests). Where `_` is a
+# name like any other (Python's gettext alias, lodash in JavaScript), it stays a definition.
+BLANKS = {
+    "x.go": ("package x\n\nvar _ Collector = (*Registry)(nil)\n\n"
+             "var (\n\t_ io.Reader = (*R)(nil)\n\tName = \"x\"\n)\n\nconst _ = 1\n"),
+    "lib.rs": "const _: () = assert!(SIZE > 0);\nconst SIZE: usize = 1;\n",
+    "t.ml": ("let _ = print_string \"x\"\nmodule _ = struct let helper = 1 end\n"
+             "let%expect_test _ = ()\n"),
+    "i18n.py": "_ = gettext.gettext\n",
+    "index.js": "const _ = require('lodash');\n",
+}
+
+
+def test_a_blank_name_defines_nothing_where_it_binds_nothing() -> None:
+    names = {path: [s.qualified_name for s in run(path, text).symbols]
+             for path, text in BLANKS.items()}
+    # An anonymous OCaml test is named by its extension (`expect_test`), as D's `unittest` is.
+    assert names == {"x.go": ["x.Name"], "lib.rs": ["SIZE"], "t.ml": ["helper", "expect_test"],
+                     "i18n.py": ["_"], "index.js": ["_"]}

@@ -423,7 +423,11 @@ OCAML_STACK = (
     "  let stack = { items = [] } in\n"
     "  push stack 7;\n"
     "  print_int (List.length stack.items);\n"
-    "  [%expect {| 1 |}]\n")
+    "  [%expect {| 1 |}]\n\n"
+    "let%test_unit _ =\n"
+    "  let stack = { items = [] } in\n"
+    "  push stack 7;\n"
+    "  assert (List.length stack.items = 1)\n")
 
 RACKET_STACK = (
     "#lang racket/base\n\n"
@@ -441,7 +445,8 @@ RACKET_STACK = (
 @pytest.mark.parametrize(("name", "text", "code", "tests"), [
     ("stack.zig", ZIG_STACK, "Stack.push", {"Stack.keeps what it was given", "grows by one"}),
     ("stack.d", D_STACK, "Stack.push", {"Stack.unittest", "unittest"}),
-    ("stack.ml", OCAML_STACK, "push", {"keeps what it was given", "grows by one"}),
+    ("stack.ml", OCAML_STACK, "push", {"keeps what it was given", "grows by one",
+                                       "test_unit"}),
     ("stack.rkt", RACKET_STACK, "push!", {"test"}),
 ])
 def test_tests_kept_beside_the_code_carry_the_test_prior(tmp_path: Path, name: str, text: str,

@@ -182,6 +182,9 @@ def test_example_paths(path: str, example: bool) -> None:
     ("ocaml", "prints", "function", 'let%expect_test "prints" =', True),
     ("ocaml", "m.counts", "function", '  let%test_unit "counts" = ()', True),
     ("ocaml", "stack", "module", 'let%test_module "stack" = (module struct', True),
+    ("ocaml", "expect_test", "function", "let%expect_test _ = ()", True),  # anonymous
+    ("ocaml", "test", "module", "module%test _ = struct", True),  # named by its extension
+    ("ocaml", "test.helper", "variable", "let helper = 1", True),  # declared in one
     ("ocaml", "test", "function", "let test x = x", False),
     ("ocaml", "testing", "function", 'let%testing "x" = ()', False),  # another ppx
 ])
