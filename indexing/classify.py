@@ -10,9 +10,16 @@ from __future__ import annotations
 
 import re
 
-#: Folders of tests, compared lower-cased (Swift's and .NET's `Tests`); `test-d` is tsd's.
+#: Folders of tests, compared lower-cased (Swift's and .NET's `Tests`); `test-d` is tsd's,
+#: `__mocks__` and `__fixtures__` Jest's, `e2e` the end-to-end tests of many ecosystems. Not
+#: `testutil`: client_golang's `prometheus/testutil` is a package its users call (with a
+#: linter, `promlint`), not the project's tests.
 _TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testdata", "testing",
-                        "test-d"})
+                        "test-d", "__mocks__", "__fixtures__", "e2e", "integration_tests",
+                        "integration-tests"})
+#: Gradle's test source sets, each a folder right under `src/`: `androidTest`,
+#: `integrationTest`, Kotlin Multiplatform's `commonTest` and `jvmTest`, and `testFixtures`.
+_TEST_SOURCE_SET = re.compile(r"[a-z][A-Za-z]*Test|testFixtures")
 #: Test files by name: pytest's, Go's, Rust's, C's, Elixir's and Dart's `_test`, GoogleTest's
 #: `_unittest.cc` (Chromium's), Jest's and Vitest's `.test.ts` and their type tests
 #: (`.test-d.ts`, Vitest's and tsd's), Ruby's `_test.rb` and `_spec.rb`, busted's `_spec.lua`,
@@ -48,6 +55,8 @@ def is_test_path(path: str) -> bool:
     parts = path.split("/")
     folders = [p.lower() for p in parts[:-1]]
     return (any(p in _TEST_DIRS or p.endswith(_TEST_PROJECT_SUFFIXES) for p in folders)
+            or any(parent == "src" and _TEST_SOURCE_SET.fullmatch(p)
+                   for parent, p in zip(parts, parts[1:-1], strict=False))
             or bool(_TEST_NAME.search(parts[-1])))
 
 

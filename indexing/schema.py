@@ -81,7 +81,9 @@ from indexing.text import FTS_TOKENIZER
 #     body is its `;` alone (an interface's, an abstract one, an `extern` prototype) is
 #     bodiless; more test files by name and folder (`indexing.classify.is_test_path`):
 #     `_unittest.cc`, Elixir's and Dart's `_test`, `_spec.lua`, Django's `tests.py`, Rust's
-#     `tests.rs`, .NET's `Kebab.Tests/`; an Elm module's doc, the `{-| -}` below its `module`
+#     `tests.rs`, .NET's `Kebab.Tests/`, Jest's `__mocks__/` and `__fixtures__/`, `e2e/`,
+#     `integration_tests/`, Gradle's test source sets (`src/androidTest`, `src/commonTest`,
+#     `src/testFixtures`); an Elm module's doc, the `{-| -}` below its `module`
 #     line; `_` defines nothing where it binds nothing (`LanguageRules.blank_name`: Go's
 #     `var _ io.Reader = ...`, Rust's `const _`, OCaml's `let _ =`), and an anonymous OCaml
 #     test is named by its extension (`let%expect_test _` is `expect_test`).

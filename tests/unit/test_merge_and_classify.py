@@ -135,6 +135,16 @@ def test_symbol_matches_merge_by_score_then_tie_breaks_then_folder() -> None:
     ("src/Kebab.Tests/Fixtures/Cart.cs", True), ("Kebab.UnitTests/Builders.cs", True),
     ("src/Kebab.Testing/Cart.cs", False),
     ("src/Kebab/Latest/Cart.cs", False),
+    # Jest's mocks and fixtures, end-to-end tests; a package for users' tests is not one.
+    ("src/__mocks__/fs.js", True), ("lib/__fixtures__/tree.ts", True),
+    ("e2e/login.ts", True), ("integration_tests/api.py", True),
+    ("src/mocks/fs.js", False), ("src/e2ee/crypt.ts", False),
+    ("prometheus/testutil/promlint/promlint.go", False),
+    # Gradle's test source sets, right under `src/`.
+    ("app/src/androidTest/java/MainTest.kt", True), ("src/commonTest/kotlin/Cart.kt", True),
+    ("lib/src/testFixtures/java/Carts.java", True), ("src/integrationTest/Api.java", True),
+    ("src/main/kotlin/Cart.kt", False), ("src/commonMain/kotlin/Cart.kt", False),
+    ("src/main/abTest/Flag.kt", False), ("app/Test/x.kt", True),
 ])
 def test_test_paths(path: str, test: bool) -> None:
     assert is_test_path(path) is test
