@@ -34,10 +34,13 @@ _TEST_NAME = re.compile(
 #: `Kebab.UnitTests/`, `Kebab.IntegrationTests/` (compared lower-cased).
 _TEST_PROJECT_SUFFIXES = (".tests", ".test", ".unittests", ".integrationtests")
 #: Folders of code that shows or exercises the project rather than being it: examples, demos,
-#: samples and benchmarks, in the names the ecosystems use (`_examples` is Go's, whose tools
-#: skip a folder that starts with `_`; `benches` is Cargo's).
+#: samples, tutorials and benchmarks, in the names the ecosystems use (`_examples` is Go's,
+#: whose tools skip a folder that starts with `_`; `benches` is Cargo's; `docs_src` holds the
+#: code FastAPI's and Typer's docs show; `stories` Storybook's stories; a `playground` an app
+#: to try the project in).
 _EXAMPLE_DIRS = frozenset({"examples", "example", "_examples", "samples", "sample", "demo",
-                           "demos", "benches", "benchmarks"})
+                           "demos", "benches", "benchmarks", "bench", "benchmark", "tutorial",
+                           "tutorials", "docs_src", "cookbook", "playground", "stories"})
 #: Files of the same sort that sit beside the code they show: Storybook's stories
 #: (`Button.stories.tsx`), which render a component in the states a question names, and
 #: Vitest's benchmarks (`parse.bench.ts`), which call the code under test in a loop.

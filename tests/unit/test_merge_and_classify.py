@@ -159,6 +159,11 @@ def test_test_paths(path: str, test: bool) -> None:
     ("src/Button.stories.tsx", True), ("src/parse.bench.ts", True),
     ("src/stories.ts", False), ("src/bench.ts", False), ("src/workbench.ts", False),
     ("src/stories.md", False),
+    # Tutorials, the code docs show, playgrounds, benchmarks by other names, stories' folder.
+    ("docs_src/body/tutorial001.py", True), ("tutorial/step1/main.go", True),
+    ("packages/playground/src/App.vue", True), ("bench/parse.js", True),
+    ("benchmark/run.py", True), ("src/stories/Button.tsx", True), ("cookbook/retry.py", True),
+    ("src/workbench/x.ts", False), ("src/tutorials.py", False),
 ])
 def test_example_paths(path: str, example: bool) -> None:
     assert is_example_path(path) is example
