@@ -18,8 +18,10 @@ _TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testdata
                         "test-d", "__mocks__", "__fixtures__", "e2e", "integration_tests",
                         "integration-tests"})
 #: Gradle's test source sets, each a folder right under `src/`: `androidTest`,
-#: `integrationTest`, Kotlin Multiplatform's `commonTest` and `jvmTest`, and `testFixtures`.
+#: `integrationTest`, Kotlin Multiplatform's `commonTest` and `jvmTest`, and `testFixtures`;
+#: read for the languages Gradle builds, so that a web app's `src/abTest/` stays code.
 _TEST_SOURCE_SET = re.compile(r"[a-z][A-Za-z]*Test|testFixtures")
+_GRADLE_SOURCE = re.compile(r"\.(java|kt|kts|scala|groovy)$")
 #: Test files by name: pytest's, Go's, Rust's, C's, Elixir's and Dart's `_test`, GoogleTest's
 #: `_unittest.cc` (Chromium's), Jest's and Vitest's `.test.ts` and their type tests
 #: (`.test-d.ts`, Vitest's and tsd's), Ruby's `_test.rb` and `_spec.rb`, busted's `_spec.lua`,
@@ -58,8 +60,9 @@ def is_test_path(path: str) -> bool:
     parts = path.split("/")
     folders = [p.lower() for p in parts[:-1]]
     return (any(p in _TEST_DIRS or p.endswith(_TEST_PROJECT_SUFFIXES) for p in folders)
-            or any(parent == "src" and _TEST_SOURCE_SET.fullmatch(p)
-                   for parent, p in zip(parts, parts[1:-1], strict=False))
+            or (bool(_GRADLE_SOURCE.search(parts[-1]))
+                and any(parent == "src" and _TEST_SOURCE_SET.fullmatch(p)
+                        for parent, p in zip(parts, parts[1:-1], strict=False)))
             or bool(_TEST_NAME.search(parts[-1])))
 
 

@@ -145,6 +145,7 @@ def test_symbol_matches_merge_by_score_then_tie_breaks_then_folder() -> None:
     ("lib/src/testFixtures/java/Carts.java", True), ("src/integrationTest/Api.java", True),
     ("src/main/kotlin/Cart.kt", False), ("src/commonMain/kotlin/Cart.kt", False),
     ("src/main/abTest/Flag.kt", False), ("app/Test/x.kt", True),
+    ("src/abTest/variant.ts", False),  # a web app's A/B tests are its code
 ])
 def test_test_paths(path: str, test: bool) -> None:
     assert is_test_path(path) is test
