@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from e2e_support import Session, StartFn, range_of, span, write_tree
 from lsprotocol import types
 
@@ -142,19 +143,6 @@ mod tests {
 }
 
 
-async def test_a_rust_files_own_tests_come_after_its_code(
-    start_server: StartFn, tmp_path: Path
-) -> None:
-    # The file is no test file, so only the enclosing `mod tests` says its `visit` is a test
-    # helper: the name ties, and the code's comes first, as a test file's would.
-    root = write_tree(tmp_path / "crate", RUST)
-    s = await ready(start_server, root)
-    found = [x for x in await s.symbols("visit") if x.name == "visit"]
-    assert [x.container_name for x in found] == ["walk", "tests"]
-    assert range_of(found[0].location) == span("src/lib.rs", "pub fn visit", "path.len()\n    }",
-                                               files=RUST)
-
-
 D: dict[str, str] = {
     "source/walk.d": """module walk;
 
@@ -172,14 +160,25 @@ size_t visit(string path)
 }
 
 
-async def test_a_d_unittest_blocks_helpers_come_after_the_code(
-    start_server: StartFn, tmp_path: Path
+# The tree, the file, the containers of `visit` in the order found, the code's first and last
+# text. Neither file is a test file, so only where the helper is declared says it is a test's.
+OWN_TESTS = [
+    # Rust: the enclosing `mod tests`.
+    (RUST, "src/lib.rs", ["walk", "tests"], "pub fn visit", "path.len()\n    }"),
+    # D: a `unittest` block beside the code, here above it.
+    (D, "source/walk.d", [None, "unittest"], "size_t visit(string path)\n{", "path.length;\n}"),
+]
+
+
+@pytest.mark.parametrize(("files", "path", "containers", "first", "last"), OWN_TESTS,
+                         ids=["rust", "d"])
+async def test_a_files_own_tests_come_after_its_code(
+    start_server: StartFn, tmp_path: Path, files: dict[str, str], path: str,
+    containers: list[str | None], first: str, last: str,
 ) -> None:
-    # D keeps a module's tests in `unittest` blocks beside its code, here above it: a helper
-    # declared in one is a test's, and on a tie the code's `visit` comes first.
-    root = write_tree(tmp_path / "dub", D)
+    # The name ties, and the code's `visit` comes first, as a test file's would.
+    root = write_tree(tmp_path / "tree", files)
     s = await ready(start_server, root)
     found = [x for x in await s.symbols("visit") if x.name == "visit"]
-    assert [x.container_name for x in found] == [None, "unittest"]
-    assert range_of(found[0].location) == span("source/walk.d", "size_t visit(string path)\n{",
-                                               "path.length;\n}", files=D)
+    assert [x.container_name for x in found] == containers
+    assert range_of(found[0].location) == span(path, first, last, files=files)
