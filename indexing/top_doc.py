@@ -8,42 +8,72 @@ from __future__ import annotations
 import re
 
 MAX_DOC_CHARS = 500
-_COMMENT = re.compile(r"^\s*(?:#!.*|#|//+!?|/\*+!?|--|;+|%)\s?")  # `//!` is Rust's
+#: `//!` is Rust's; `#include` and the other C preprocessor lines are code, not comments.
+_COMMENT = re.compile(
+    r"^\s*(?:#!.*|#(?!(?:include|import|define|undef|ifn?def|if|elif|else|endif|pragma|error"
+    r"|region|endregion)\b)|//+!?|/\*+!?|--|;+|%)\s?")
 #: A line inside a `/* ... */` block, led by its `*`s. Only there: a line that opens with `*`
 #: elsewhere is a glob in an ignore file or a Markdown bullet, not a comment.
 _BLOCK_LINE = re.compile(r"^\s*\*+/?\s?")
-_DOCSTRING = re.compile(r'^\s*[rRuUbB]?("""|\'\'\')(.*?)\1', re.DOTALL)
+#: Any other line inside a `/* ... */` block: Go writes a package doc so, without `*`s.
+_INDENT = re.compile(r"\s*")
+_DOCSTRING = re.compile(r'\s*[rRuUbB]?("""|\'\'\')(.*?)\1', re.DOTALL)
+#: A comment line for a tool, not a reader: a shebang, an editor's mode line, a source encoding,
+#: Go's build constraints and directives, Ruby's and Python's magic comments, linters' and type
+#: checkers' switches, and an SPDX license tag.
+_TOOL_LINE = re.compile(
+    r"\s*(?:#!|#.*-\*-.*-\*-|#\s*(?:vim?|ex):|#\s*(?:en)?coding[:=]|//\s*\+build\b|//go:"
+    r"|#\s*(?:frozen_string_literal|typed|warn_indent|shareable_constant_value):"
+    r"|#\s*(?:pylint|mypy|flake8|type|fmt|cython|pyright|ruff)\s*:"
+    r"|/[/*]\s*(?:eslint[- ]|@ts-|@flow\b|prettier-ignore|jshint\b|global\s)"
+    r"|//\s*swift-tools-version|(?:#|//+|/\*+|--|;+)?\s*SPDX-License-Identifier:)")
+#: A license header, read over one comment block.
+_LICENSE = re.compile(
+    r"\bcopyright\b|\(c\)\s*(?:19|20)\d\d|\blicensed (?:under|to)\b|\ball rights reserved\b"
+    r"|\bpermission is hereby granted\b|\bis free software\b|\bunder the terms of the\b",
+    re.IGNORECASE)
 
 
 def top_doc_lines(text: str) -> list[str]:
     """The top doc's lines as they stand in `text`, comment markers left out: the pieces to
-    blank when a test wants a tree without its top docs."""
-    found = _DOCSTRING.match(text)
-    if found:
-        return [line.strip() for line in found.group(2).split("\n") if line.strip()]
-    lines: list[str] = []
+    blank when a test wants a tree without its top docs. What precedes a file's doc and is not
+    one is passed over: a license header (every file of a Go or Java project opens with the
+    same one, which made every file vector alike and every `files` entry read "Copyright"),
+    and tool lines such as a shebang, `//go:build`, `# -*- coding -*-` or Ruby's
+    `# frozen_string_literal: true`. A Python docstring below them is still the module's."""
+    doc: list[str] = []  # the first comment block that is neither a license nor empty
+    block: list[str] = []
     in_block = False
+    at = 0
     for line in text.split("\n"):
-        if not line.strip():
-            if lines:
-                break
-            continue
-        marker = (_BLOCK_LINE.match(line) if in_block else None) or _COMMENT.match(line)
-        if marker is None:
-            break
+        start, at = at, at + len(line) + 1
+        marker = (_BLOCK_LINE.match(line) or _INDENT.match(line)) if in_block \
+            else _COMMENT.match(line)
+        if not line.strip() or marker is None:
+            if not doc and not _LICENSE.search(" ".join(block)):
+                doc = block
+            block = []
+            if not line.strip():
+                continue
+            found = _DOCSTRING.match(text, start)
+            return _docstring_lines(found) if found else doc
         opened = line.lstrip()
-        if opened.startswith("#!"):
-            continue
         if opened.startswith("/*"):
             in_block = "*/" not in opened[2:]
         elif in_block and "*/" in opened:
             in_block = False
+        if _TOOL_LINE.match(line):
+            continue
         piece = line[marker.end():].rstrip("*/ ").strip()
         # A rule of dashes is no words: a separator inside a comment block, or the `---` that
         # opens a Markdown file's front matter (which would be the doc "-").
         if any(ch.isalnum() for ch in piece):
-            lines.append(piece)
-    return lines
+            block.append(piece)
+    return doc or ([] if _LICENSE.search(" ".join(block)) else block)
+
+
+def _docstring_lines(found: re.Match[str]) -> list[str]:
+    return [line.strip() for line in found.group(2).split("\n") if line.strip()]
 
 
 def top_doc(text: str) -> str:

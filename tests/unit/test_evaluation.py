@@ -334,6 +334,39 @@ def test_top_doc_reads_docstrings_and_comment_blocks() -> None:
         "Orders schema."
 
 
+def test_the_top_doc_passes_over_license_headers_and_tool_lines() -> None:
+    license_ = ("// Copyright 2015 The Kebab Authors\n"
+                "// Licensed under the Apache License, Version 2.0.\n\n")
+    assert top_doc(license_ + "// Package kebab serves search.\npackage kebab\n") == \
+        "Package kebab serves search."
+    assert top_doc(license_ + "package kebab\n") == ""
+    assert top_doc("//go:build linux\n// +build linux\n\n// Package tty reads ttys.\npackage tty\n"
+                   ) == "Package tty reads ttys."
+    assert top_doc("// SPDX-License-Identifier: MIT\n// Package x does y.\npackage x\n") == \
+        "Package x does y."
+    # A Go package doc written as a block comment, without `*`s; its first paragraph.
+    assert top_doc("/*\nPackage log is a logger.\n\nUse it so.\n*/\npackage log\n") == \
+        "Package log is a logger."
+    assert top_doc("/*\n * Copyright (c) 2020 X\n * All rights reserved.\n */\n\n"
+                   "/**\n * Observable values.\n */\nexport x\n") == "Observable values."
+    # A docstring below a shebang, an encoding line or a license is still the module's.
+    assert top_doc('#!/usr/bin/env python\n"""Run the tool."""\n') == "Run the tool."
+    assert top_doc('# -*- coding: utf-8 -*-\n\n"""Schemas."""\nimport os\n') == "Schemas."
+    assert top_doc('# Copyright (c) 2009 R. H.\n# Permission is hereby granted, free of '
+                   'charge.\n\n"""Ordered sets."""\n') == "Ordered sets."
+    assert top_doc("# frozen_string_literal: true\n\n# Logs requests.\nclass Logger\nend\n") == \
+        "Logs requests."
+    # C's preprocessor lines are code, not `#` comments.
+    assert top_doc("#include <stdio.h>\n#define N 3\n") == ""
+    # A doc that speaks of licenses is a doc.
+    assert top_doc("// Package license checks license headers.\npackage license\n") == \
+        "Package license checks license headers."
+    # The doc-blanked copy blanks the doc and keeps the license.
+    text = license_ + "// Package kebab serves search.\npackage kebab\n"
+    blanked = blank_top_doc(text)
+    assert "Apache" in blanked and "serves" not in blanked and len(blanked) == len(text)
+
+
 def test_the_blanked_copy_indexes_what_the_tree_indexes(tmp_path: Path) -> None:
     from kebab_lsp.evaluate import _blanked_copy
 

@@ -151,3 +151,38 @@ def test_the_file_vector_follows_the_file(ws: Workspace) -> None:
     assert len(gone) == len(TREE) - 1
     vindex = ws.vector_index()
     assert vindex is not None and vindex.expected() == vindex.vectors.row_hashes()
+
+
+# Every file opens with the same license header and a build constraint, as in most Go
+# projects; what each file is for is the package doc below them.
+HEADER = ("// Copyright 2021 The Kebab Authors\n"
+          '// Licensed under the Apache License, Version 2.0 (the "License");\n'
+          "// you may not use this file except in compliance with the License.\n\n"
+          "//go:build linux\n// +build linux\n\n")
+GO_TREE = {
+    "pkg/a/a.go": HEADER + "// Package a predicts rain and snowfall for the coming week.\n"
+                  "package a\n\nfunc Next(days int) int {\n\treturn days * 2\n}\n",
+    "pkg/b/b.go": HEADER + "// Package b sends invoices and collects overdue payments.\n"
+                  "package b\n\nfunc Send(n int) int {\n\treturn n + 1\n}\n",
+    "pkg/c/c.go": HEADER + "package c\n\nfunc Zero() int {\n\treturn 0\n}\n",
+}
+
+
+@pytest.fixture
+def go_ws(tmp_path: Path) -> Iterator[Workspace]:
+    yield from synced_workspace(tmp_path, GO_TREE)
+
+
+def test_a_file_is_read_by_its_own_doc_not_its_license_header(go_ws: Workspace) -> None:
+    """The files group shows, and the file vector reads, the package doc below the license
+    and the build lines; a file without one shows no doc rather than the license."""
+    docs = {f.path: f.doc for f in files_of(go_ws, "weather forecast", "hybrid")}
+    assert docs == {
+        "pkg/a/a.go": "Package a predicts rain and snowfall for the coming week.",
+        "pkg/b/b.go": "Package b sends invoices and collects overdue payments.",
+        "pkg/c/c.go": "",
+    }
+    for question, path in (("weather forecast", "pkg/a/a.go"),
+                           ("billing customers", "pkg/b/b.go")):
+        top = files_of(go_ws, question)[0]
+        assert (top.path, top.vector_rank) == (path, 1), question
