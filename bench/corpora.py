@@ -89,6 +89,14 @@ EXTRA_EVAL_CORPORA: tuple[Corpus, ...] = (
     # Held out: a Go configuration library, beside cobra's command line.
     Corpus("viper", "go", "debian", "golang-github-spf13-viper-dev", "1.10.1-1",
            "usr/share/gocode/src"),
+    # Fresh trees, one per language of the independent check, scored once on the generated
+    # sets before any change was made for them (docs/bench/quality-2026-12-03c.md).
+    Corpus("marshmallow", "python", "pypi", "marshmallow", "3.23.1", "marshmallow-3.23.1"),
+    Corpus("immer", "typescript", "npm", "immer", "10.1.1", "package/src"),
+    Corpus("logrus", "go", "debian", "golang-github-sirupsen-logrus-dev", "1.9.0-1",
+           "usr/share/gocode/src"),
+    Corpus("itertools", "rust", "debian", "librust-itertools-dev", "0.10.3-1",
+           "usr/share/cargo/registry"),
 )
 QUESTIONS = BENCH_DIR / "questions"
 

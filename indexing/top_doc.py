@@ -29,7 +29,8 @@ _TOOL_LINE = re.compile(
     r"|//\s*swift-tools-version|(?:#|//+|/\*+|--|;+)?\s*SPDX-License-Identifier:)")
 #: A license header, read over one comment block.
 _LICENSE = re.compile(
-    r"\bcopyright\b|\(c\)\s*(?:19|20)\d\d|\blicensed (?:under|to)\b|\ball rights reserved\b"
+    r"\bcopyright\b|\(c\)\s*(?:19|20)\d\d|\b(?:licensed|released|distributed) (?:under|to)\b"
+    r"|\ball rights reserved\b"
     r"|\bpermission is hereby granted\b|\bis free software\b|\bunder the terms of the\b",
     re.IGNORECASE)
 

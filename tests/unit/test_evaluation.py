@@ -356,6 +356,8 @@ def test_the_top_doc_passes_over_license_headers_and_tool_lines() -> None:
                    'charge.\n\n"""Ordered sets."""\n') == "Ordered sets."
     assert top_doc("# frozen_string_literal: true\n\n# Logs requests.\nclass Logger\nend\n") == \
         "Logs requests."
+    assert top_doc("// Copyright (C) 2009, B. H.\n\n// inih is released under the New BSD "
+                   "license.\n\n#ifndef INI_H\n") == ""
     # C's preprocessor lines are code, not `#` comments.
     assert top_doc("#include <stdio.h>\n#define N 3\n") == ""
     # A doc that speaks of licenses is a doc.
