@@ -18,11 +18,11 @@ _BLOCK_LINE = re.compile(r"^\s*\*+/?\s?")
 #: Any other line inside a `/* ... */` block: Go writes a package doc so, without `*`s.
 _INDENT = re.compile(r"\s*")
 _DOCSTRING = re.compile(r'\s*[rRuUbB]?("""|\'\'\')(.*?)\1', re.DOTALL)
-#: A comment line for a tool, not a reader: a shebang, an editor's mode line, a source encoding,
-#: Go's build constraints and directives, Ruby's and Python's magic comments, linters' and type
-#: checkers' switches, and an SPDX license tag.
+#: A line for a tool, not a reader: a shebang, Rust's attributes, an editor's mode line, a
+#: source encoding, Go's build constraints and directives, Ruby's and Python's magic comments,
+#: linters' and type checkers' switches, and an SPDX license tag.
 _TOOL_LINE = re.compile(
-    r"\s*(?:#!|#.*-\*-.*-\*-|#\s*(?:vim?|ex):|#\s*(?:en)?coding[:=]|//\s*\+build\b|//go:"
+    r"\s*(?:#!|#\[|#.*-\*-.*-\*-|#\s*(?:vim?|ex):|#\s*(?:en)?coding[:=]|//\s*\+build\b|//go:"
     r"|#\s*(?:frozen_string_literal|typed|warn_indent|shareable_constant_value):"
     r"|#\s*(?:pylint|mypy|flake8|type|fmt|cython|pyright|ruff)\s*:"
     r"|/[/*]\s*(?:eslint[- ]|@ts-|@flow\b|prettier-ignore|jshint\b|global\s)"
@@ -48,6 +48,8 @@ def top_doc_lines(text: str) -> list[str]:
     at = 0
     for line in text.split("\n"):
         start, at = at, at + len(line) + 1
+        if in_block and not line.strip():  # a paragraph break inside `/* ... */`
+            continue
         marker = (_BLOCK_LINE.match(line) or _INDENT.match(line)) if in_block \
             else _COMMENT.match(line)
         if not line.strip() or marker is None:

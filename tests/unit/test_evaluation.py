@@ -344,9 +344,14 @@ def test_the_top_doc_passes_over_license_headers_and_tool_lines() -> None:
                    ) == "Package tty reads ttys."
     assert top_doc("// SPDX-License-Identifier: MIT\n// Package x does y.\npackage x\n") == \
         "Package x does y."
-    # A Go package doc written as a block comment, without `*`s; its first paragraph.
+    # A Go package doc written as a block comment, without `*`s, over its paragraphs.
     assert top_doc("/*\nPackage log is a logger.\n\nUse it so.\n*/\npackage log\n") == \
-        "Package log is a logger."
+        "Package log is a logger. Use it so."
+    # Rust's attributes are passed over, and its `/*!` crate doc is read whole.
+    assert top_doc("#![deny(missing_docs)]\n//! Crate docs.\nuse x;\n") == "Crate docs."
+    assert top_doc("/*!\nThe DFA engine.\n\nFast.\n*/\n#[cfg(test)]\nmod t;\n") == \
+        "The DFA engine. Fast."
+    assert top_doc("#[cfg(test)]\nmod tests {}\n") == ""
     assert top_doc("/*\n * Copyright (c) 2020 X\n * All rights reserved.\n */\n\n"
                    "/**\n * Observable values.\n */\nexport x\n") == "Observable values."
     # A docstring below a shebang, an encoding line or a license is still the module's.
