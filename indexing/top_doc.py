@@ -53,13 +53,13 @@ def top_doc_lines(text: str) -> list[str]:
         marker = (_BLOCK_LINE.match(line) or _INDENT.match(line)) if in_block \
             else _COMMENT.match(line)
         if not line.strip() or marker is None:
-            if not doc and not _LICENSE.search(" ".join(block)):
-                doc = block
-            block = []
+            doc, block = _first_doc(doc, block), []
             if not line.strip():
                 continue
             found = _DOCSTRING.match(text, start)
-            return _docstring_lines(found) if found else doc
+            if found is None:
+                return doc
+            return [piece.strip() for piece in found.group(2).split("\n") if piece.strip()]
         opened = line.lstrip()
         if opened.startswith("/*"):
             in_block = "*/" not in opened[2:]
@@ -72,11 +72,12 @@ def top_doc_lines(text: str) -> list[str]:
         # opens a Markdown file's front matter (which would be the doc "-").
         if any(ch.isalnum() for ch in piece):
             block.append(piece)
+    return _first_doc(doc, block)
+
+
+def _first_doc(doc: list[str], block: list[str]) -> list[str]:
+    """The doc found so far, or else the comment block just ended unless it is a license."""
     return doc or ([] if _LICENSE.search(" ".join(block)) else block)
-
-
-def _docstring_lines(found: re.Match[str]) -> list[str]:
-    return [line.strip() for line in found.group(2).split("\n") if line.strip()]
 
 
 def top_doc(text: str) -> str:
