@@ -20,12 +20,13 @@ _INDENT = re.compile(r"\s*")
 _DOCSTRING = re.compile(r'\s*[rRuUbB]?("""|\'\'\')(.*?)\1', re.DOTALL)
 #: A line for a tool, not a reader: a shebang, Rust's attributes, an editor's mode line, a
 #: source encoding, Go's build constraints and directives, Ruby's and Python's magic comments,
-#: linters' and type checkers' switches, and an SPDX license tag.
+#: linters' and type checkers' switches, and an SPDX license tag. ESLint's settings and globals
+#: are only `/* */` comments: a `// global ...` line is a reader's.
 _TOOL_LINE = re.compile(
     r"\s*(?:#!|#\[|#.*-\*-.*-\*-|#\s*(?:vim?|ex):|#\s*(?:en)?coding[:=]|//\s*\+build\b|//go:"
     r"|#\s*(?:frozen_string_literal|typed|warn_indent|shareable_constant_value):"
     r"|#\s*(?:pylint|mypy|flake8|type|fmt|cython|pyright|ruff)\s*:"
-    r"|/[/*]\s*(?:eslint[- ]|@ts-|@flow\b|prettier-ignore|jshint\b|global\s)"
+    r"|/[/*]\s*(?:eslint-|@ts-|@flow\b|prettier-ignore|jshint\b)|/\*\s*(?:eslint|globals?)\s"
     r"|//\s*swift-tools-version|(?:#|//+|/\*+|--|;+)?\s*SPDX-License-Identifier:)")
 #: A license header, read over one comment block.
 _LICENSE = re.compile(

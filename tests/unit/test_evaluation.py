@@ -363,6 +363,13 @@ def test_the_top_doc_passes_over_license_headers_and_tool_lines() -> None:
         "Logs requests."
     assert top_doc("// Copyright (C) 2009, B. H.\n\n// inih is released under the New BSD "
                    "license.\n\n#ifndef INI_H\n") == ""
+    # ESLint's switches are passed over; a line comment that starts with "global" or "eslint"
+    # in words is a doc (ESLint reads its globals and settings from `/* */` only).
+    assert top_doc("/* global window */\n// eslint-disable-next-line\n// Reads the DOM.\n"
+                   "export x\n") == "Reads the DOM."
+    assert top_doc("// global registry of plugins.\nexport x\n") == "global registry of plugins."
+    assert top_doc("// eslint rules we share, as one preset.\nexport x\n") == \
+        "eslint rules we share, as one preset."
     # C's preprocessor lines are code, not `#` comments.
     assert top_doc("#include <stdio.h>\n#define N 3\n") == ""
     # A doc that speaks of licenses is a doc.
