@@ -76,17 +76,21 @@ def is_example_path(path: str) -> bool:
 
 #: Where a language keeps unit tests inside the file they test, the names that hold them, and
 #: the kinds a definition so named must have to be one (None: any kind): Rust's
-#: `#[cfg(test)] mod tests`, as `cargo new --lib` writes it (`test` is the other name in use),
-#: Racket's `(module+ test ...)`, as raco test runs it, and D's `unittest` blocks, named by
-#: their keyword, which nothing else can be named. The file is code and is not a test file, so
-#: its tests had no prior at all.
-_TEST_MODULES: dict[str, tuple[frozenset[str], frozenset[str] | None]] = {
-    "rust": (frozenset({"tests", "test"}), frozenset({"module"})),
-    "racket": (frozenset({"test"}), frozenset({"module"})),
+#: `#[cfg(test)] mod tests`, as `cargo new --lib` writes it, or any module with `test` or
+#: `tests` as a word of its snake_case name (`mod unit_tests`, `mod test_map`, `mod
+#: test_support`: the names Rust code gives its other `#[cfg(test)]` modules; `testing` and
+#: `latest` are not so named), Racket's `(module+ test ...)`, as raco test runs it, and D's
+#: `unittest` blocks, named by their keyword, which nothing else can be named. The file is code
+#: and is not a test file, so its tests had no prior at all. Only a module written inside the
+#: file counts: a qualified name holds only the modules around a definition in its own file,
+#: so a library's public `mod test_runner;` (proptest's) leaves the code in its own file alone.
+_TEST_MODULES: dict[str, tuple[re.Pattern[str], frozenset[str] | None]] = {
+    "rust": (re.compile(r"(?:[a-z0-9]+_)*tests?(?:_[a-z0-9]+)*"), frozenset({"module"})),
+    "racket": (re.compile("test"), frozenset({"module"})),
     # `module%test _ = struct ... end`, named by its extension: OCaml's own module names are
     # capitalized, so no other module is named so.
-    "ocaml": (frozenset({"test"}), frozenset({"module"})),
-    "d": (frozenset({"unittest"}), None),
+    "ocaml": (re.compile("test"), frozenset({"module"})),
+    "d": (re.compile("unittest"), None),
 }
 #: Tests told apart by their signature: Zig's `test "what it checks" { ... }` blocks beside the
 #: code, named by their string (kept without quotes), where a function starts with `fn`, `pub`
@@ -113,8 +117,8 @@ def in_test_module(lang: str, qualified_name: str, kind: str, signature: str = "
         return False
     names, kinds = rule
     *enclosing, name = qualified_name.split(".")
-    return (any(p in names for p in enclosing)
-            or (name in names and (kinds is None or kind in kinds)))
+    return (any(names.fullmatch(p) for p in enclosing)
+            or (bool(names.fullmatch(name)) and (kinds is None or kind in kinds)))
 
 
 def is_generated(path: str, head: str) -> bool:

@@ -179,6 +179,15 @@ def test_example_paths(path: str, example: bool) -> None:
     ("rust", "WalkBuilder.max_filesize", "method", "", False),
     ("rust", "tests", "function", "fn tests()", False),  # a function named so is code
     ("rust", "contests.score", "function", "", False),
+    # The other names Rust code gives a `#[cfg(test)]` module: `test` or `tests` as a word.
+    ("rust", "unit_tests.adds_two", "function", "fn adds_two()", True),
+    ("rust", "test_map.inserts", "function", "fn inserts()", True),
+    ("rust", "test_support", "module", "mod test_support {", True),
+    ("rust", "integration_test.runs", "function", "", True),
+    ("rust", "testing.helper", "function", "", False),
+    ("rust", "latest.version", "function", "", False),
+    ("rust", "attest.sign", "function", "", False),
+    ("rust", "test_parse", "function", "fn test_parse()", False),  # a function is code
     ("python", "tests.helper", "function", "", False),  # a class, not Rust's test module
     ("go", "tests", "module", "", False),
     ("d", "unittest", "function", "unittest", True),  # a module's `unittest` block
