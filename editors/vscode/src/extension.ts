@@ -388,6 +388,16 @@ function spawnErrorText(err: NodeJS.ErrnoException): string {
 }
 
 /**
+ * A write into a server's pipe that is already closed (the server died, or is dying). The
+ * client reports it without a count, and its default answer, shutting down, would stop the
+ * client before the close that follows could restart the server: the close decides instead.
+ */
+function pipeGone(err: Error): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED' || code === 'ECONNRESET';
+}
+
+/**
  * Spawns the server for one language client (again on each of the client's restarts after a
  * crash), so that a server that stops can be told apart from a broken pipe: how the last
  * process ended and its last line on stderr ("exited with code 3: ImportError: ..."). It also
@@ -653,7 +663,9 @@ class KebabExtension implements vscode.Disposable {
       // A failed `initialize` is reported by doStart, and not tried again.
       initializationFailedHandler: () => false,
       errorHandler: {
-        error: (_err, _message, count) => ({ action: count && count <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown }),
+        error: (err, _message, count) => ({
+          action: (count && count <= 3) || pipeGone(err) ? ErrorAction.Continue : ErrorAction.Shutdown,
+        }),
         closed,
       },
     };
@@ -688,7 +700,7 @@ class KebabExtension implements vscode.Disposable {
       this.setStatus('$(loading~spin) Kebab', 'kebab-lsp stopped; restarting it');
       return;
     }
-    const why = (await launcher.why()) ?? 'its connection closed';
+    const why = (await launcher.why()) ?? 'closed its connection';
     if (this.client !== client) {
       return;
     }

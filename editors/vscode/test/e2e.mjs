@@ -1120,6 +1120,58 @@ async function main() {
     await waitForStatus(page, `Kebab: ${total} files`, 30_000);
   });
 
+  await check('a server whose pipe breaks before it exits (EPIPE on a write) is restarted too', async () => {
+    await running();
+    await clearAllNotifications(page);
+    // The bundled server behind a relay that, on SIGUSR1, closes the server's stdin but keeps
+    // its stdout for 8 s: the client's next status poll (every 5 s) writes into a broken pipe
+    // before the connection closes. A kill during a write does the same, by chance (a CI run
+    // lost its server that way).
+    const relay = path.join(tmp, 'epipe-relay.py');
+    fs.writeFileSync(relay, [
+      'import os, select, signal, subprocess, sys, time',
+      'closing = []',
+      'signal.signal(signal.SIGUSR1, lambda *_: closing.append(1))',
+      `server = subprocess.Popen(["python3", "-I", "-S", ${JSON.stringify(launcher)}, *sys.argv[1:]], stdin=subprocess.PIPE)`,
+      'while not closing:',
+      '    if select.select([0], [], [], 0.1)[0]:',
+      '        data = os.read(0, 65536)',
+      '        if not data:',
+      '            break',
+      '        server.stdin.write(data)',
+      '        server.stdin.flush()',
+      'os.close(0)',
+      'time.sleep(8)',
+      'server.kill()',
+      '',
+    ].join('\n'));
+    const wrapper = writeScript(path.join(tmp, 'epipe-server'), `exec python3 ${JSON.stringify(relay)} "$@"`);
+    await editSettings({ ...baseSettings, 'kebab.serverPath': wrapper });
+    let before = [];
+    for (const until = Date.now() + 30_000; before.length !== 1 && Date.now() < until;) {
+      await sleep(250);
+      before = processesWith(relay);
+    }
+    if (before.length !== 1) fail(`relay processes before: ${JSON.stringify(before)}`);
+    // The restart showed "starting": the count is the relayed server's answer, so it runs.
+    await waitForStatus(page, `Kebab: ${total} files`, 60_000);
+    process.kill(Number(before[0].split(' ')[0]), 'SIGUSR1');
+    const until = Date.now() + 40_000;
+    let after = [];
+    while (Date.now() < until && !(after.length === 1 && after[0] !== before[0])) {
+      await sleep(250);
+      after = processesWith(relay);
+    }
+    if (after.length !== 1 || after[0] === before[0]) {
+      fail(`relay processes after: ${JSON.stringify(after)}; messages ${JSON.stringify(await toastTexts(page))}`);
+    }
+    await waitForStatus(page, `Kebab: ${total} files`, 30_000);
+    const errors = (await toastTexts(page)).filter((t) => /not running|error/i.test(t));
+    if (errors.length) fail(`messages: ${JSON.stringify(errors)}`);
+    await clearAllNotifications(page);
+    await running();
+  });
+
   await check('Restart Server while the server starts leaves one server; Rebuild Index waits for it', async () => {
     await running();
     await clearAllNotifications(page);
