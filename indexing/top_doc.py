@@ -8,6 +8,10 @@ from __future__ import annotations
 import re
 
 MAX_DOC_CHARS = 500
+#: A top doc is read from a file's first this many characters: all the file vector's head
+#: holds, so the `files` group shows the doc that vector embedded, and a file of megabytes
+#: costs no more than a short one.
+FILE_HEAD_CHARS = 4000
 #: `//!` is Rust's; `#include` and the other C preprocessor lines are code, not comments.
 _COMMENT = re.compile(
     r"^\s*(?:#!.*|#(?!(?:include|import|define|undef|ifn?def|if|elif|else|endif|pragma|error"
@@ -83,4 +87,4 @@ def _first_doc(doc: list[str], block: list[str]) -> list[str]:
 
 def top_doc(text: str) -> str:
     """The doc at the top of a file as one line of at most `MAX_DOC_CHARS`, or ''."""
-    return " ".join(" ".join(top_doc_lines(text)).split())[:MAX_DOC_CHARS]
+    return " ".join(" ".join(top_doc_lines(text[:FILE_HEAD_CHARS])).split())[:MAX_DOC_CHARS]

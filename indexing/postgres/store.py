@@ -43,7 +43,7 @@ from indexing.postgres.schema import DDL, GIN_INDEXES, PG_SCHEMA_VERSION, polici
 from indexing.records import Extraction, Ref, Span, Symbol, chunk_id_for, text_hash
 from indexing.store.catalog import FileState, Stats
 from indexing.store.connection import StoreError, StoreInterrupted
-from indexing.store.embed_cache import FILE_HEAD_CHARS, EmbeddingSource, FileHead
+from indexing.store.embed_cache import EmbeddingSource, FileHead
 from indexing.store.interface import EXTRACTED_BY_KEY, Capabilities
 from indexing.store.refs import FileRow, RefKey, RefRow
 from indexing.store.retrieval import EXACT_BATCH, Checkpoint, go_on
@@ -60,6 +60,7 @@ from indexing.store.rows import (
 from indexing.store.writes import FileWrite
 from indexing.store_choice import check_repo, safe_url
 from indexing.text import findable_by_words
+from indexing.top_doc import FILE_HEAD_CHARS
 
 #: What a team index answers: lexical and exact text, usages; no raw FTS5. Vectors are not
 #: the store's: they are beside it, where `team_vectors` names (`postgres/team_vectors.py`).

@@ -13,6 +13,7 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from indexing.store.connection import StoreConnection
+from indexing.top_doc import FILE_HEAD_CHARS
 
 # Whether a chunk is the first (lowest line, then id) of its definition's chunks.
 _LEADS_SQL = """(c.kind = 'definition' AND c.symbol_id IS NOT NULL AND NOT EXISTS (
@@ -42,10 +43,6 @@ class FileHead:
     path: str
     head: str
     outline: tuple[tuple[str, str], ...]
-
-
-#: How much of a file's text a `FileHead` holds: enough for any top-of-file doc.
-FILE_HEAD_CHARS = 4000
 
 
 #: Unneeded vectors kept: at least this many, or this share of the needed ones if more (a

@@ -165,6 +165,11 @@ GO_TREE = {
     "pkg/b/b.go": HEADER + "// Package b sends invoices and collects overdue payments.\n"
                   "package b\n\nfunc Send(n int) int {\n\treturn n + 1\n}\n",
     "pkg/c/c.go": HEADER + "package c\n\nfunc Zero() int {\n\treturn 0\n}\n",
+    # A doc below a license longer than the head the file vector reads: neither the vector
+    # nor the files group sees it, so the group never shows a doc the vector did not embed.
+    "pkg/d/d.go": "".join(f"// Copyright {2000 + n} contributor number {n} of the Kebab Authors, "
+                          "all rights reserved.\n" for n in range(60))
+                  + "\n// Package d tracks parcels from the depot to the door.\npackage d\n",
 }
 
 
@@ -181,6 +186,7 @@ def test_a_file_is_read_by_its_own_doc_not_its_license_header(go_ws: Workspace) 
         "pkg/a/a.go": "Package a predicts rain and snowfall for the coming week.",
         "pkg/b/b.go": "Package b sends invoices and collects overdue payments.",
         "pkg/c/c.go": "",
+        "pkg/d/d.go": "",
     }
     for question, path in (("weather forecast", "pkg/a/a.go"),
                            ("billing customers", "pkg/b/b.go")):
