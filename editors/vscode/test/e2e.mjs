@@ -488,6 +488,21 @@ function processesWith(needle) {
     .filter((line) => line.includes(needle) && !line.includes('--probe')).map((line) => line.trim());
 }
 
+/** `read()` every 250 ms until `done` holds for what it read or `ms` pass: the last read. */
+async function pollUntil(read, done, ms) {
+  let value = read();
+  for (const until = Date.now() + ms; !done(value) && Date.now() < until;) {
+    await sleep(250);
+    value = read();
+  }
+  return value;
+}
+
+/** Whether `lines` (of processesWith) is one process with another pid than `before`'s, if
+ * any: a server that was replaced. Pids, not lines: pyenv's shim execs Python in the same
+ * process, so a process's command line changes as it starts. */
+const replaced = (before) => (lines) => lines.length === 1 && lines[0].split(' ')[0] !== before[0]?.split(' ')[0];
+
 /** An executable shell script at `file`. */
 function writeScript(file, body) {
   fs.writeFileSync(file, `#!/bin/sh\n${body}\n`);
@@ -1108,13 +1123,8 @@ async function main() {
     const before = processesWith(launcher);
     if (before.length !== 1) fail(`server processes before: ${JSON.stringify(before)}`);
     process.kill(Number(before[0].split(' ')[0]), 'SIGKILL');
-    const until = Date.now() + 30_000;
-    let after = [];
-    while (Date.now() < until && !(after.length === 1 && after[0] !== before[0])) {
-      await sleep(250);
-      after = processesWith(launcher);
-    }
-    if (after.length !== 1 || after[0] === before[0]) fail(`server processes after: ${JSON.stringify(after)}`);
+    const after = await pollUntil(() => processesWith(launcher), replaced(before), 30_000);
+    if (!replaced(before)(after)) fail(`server processes after: ${JSON.stringify(after)}`);
     log(`  restarted: ${after[0].slice(0, 100)}`);
     // The item went red when the server died; it must show the index again, not stay red.
     await waitForStatus(page, `Kebab: ${total} files`, 30_000);
@@ -1126,13 +1136,17 @@ async function main() {
     // The bundled server behind a relay that, on SIGUSR1, closes the server's stdin but keeps
     // its stdout for 8 s: the client's next status poll (every 5 s) writes into a broken pipe
     // before the connection closes. A kill during a write does the same, by chance (a CI run
-    // lost its server that way).
+    // lost its server that way). Each relay adds its pid to a file once it can take the signal:
+    // a second pid is the restart.
     const relay = path.join(tmp, 'epipe-relay.py');
+    const pidFile = path.join(tmp, 'epipe-relay.pids');
     fs.writeFileSync(relay, [
       'import os, select, signal, subprocess, sys, time',
       'closing = []',
       'signal.signal(signal.SIGUSR1, lambda *_: closing.append(1))',
       `server = subprocess.Popen(["python3", "-I", "-S", ${JSON.stringify(launcher)}, *sys.argv[1:]], stdin=subprocess.PIPE)`,
+      `with open(${JSON.stringify(pidFile)}, "a") as pids:`,
+      '    print(os.getpid(), file=pids)',
       'while not closing:',
       '    if select.select([0], [], [], 0.1)[0]:',
       '        data = os.read(0, 65536)',
@@ -1147,23 +1161,15 @@ async function main() {
     ].join('\n'));
     const wrapper = writeScript(path.join(tmp, 'epipe-server'), `exec python3 ${JSON.stringify(relay)} "$@"`);
     await editSettings({ ...baseSettings, 'kebab.serverPath': wrapper });
-    let before = [];
-    for (const until = Date.now() + 30_000; before.length !== 1 && Date.now() < until;) {
-      await sleep(250);
-      before = processesWith(relay);
-    }
-    if (before.length !== 1) fail(`relay processes before: ${JSON.stringify(before)}`);
+    const relays = () => (fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').split('\n').filter(Boolean) : []);
+    const before = await pollUntil(relays, (pids) => pids.length === 1, 30_000);
+    if (before.length !== 1) fail(`relays started: ${JSON.stringify(before)}`);
     // The restart showed "starting": the count is the relayed server's answer, so it runs.
     await waitForStatus(page, `Kebab: ${total} files`, 60_000);
-    process.kill(Number(before[0].split(' ')[0]), 'SIGUSR1');
-    const until = Date.now() + 40_000;
-    let after = [];
-    while (Date.now() < until && !(after.length === 1 && after[0] !== before[0])) {
-      await sleep(250);
-      after = processesWith(relay);
-    }
-    if (after.length !== 1 || after[0] === before[0]) {
-      fail(`relay processes after: ${JSON.stringify(after)}; messages ${JSON.stringify(await toastTexts(page))}`);
+    process.kill(Number(before[0]), 'SIGUSR1');
+    const after = await pollUntil(relays, (pids) => pids.length === 2, 40_000);
+    if (after.length !== 2) {
+      fail(`relays started: ${JSON.stringify(after)}; messages ${JSON.stringify(await toastTexts(page))}`);
     }
     await waitForStatus(page, `Kebab: ${total} files`, 30_000);
     const errors = (await toastTexts(page)).filter((t) => /not running|error/i.test(t));
@@ -1260,13 +1266,9 @@ async function main() {
       + `touch ${JSON.stringify(marker)}\nexec python3 -I -S ${JSON.stringify(launcher)} "$@"`);
     const bundled = processesWith(launcher);
     await editSettings({ ...baseSettings, 'kebab.serverPath': once });
-    const until = Date.now() + 30_000;
-    let servers = [];
-    while (Date.now() < until && !(fs.existsSync(marker) && servers.length === 1 && servers[0] !== bundled[0])) {
-      await sleep(250);
-      servers = processesWith(launcher);
-    }
-    if (servers.length !== 1 || servers[0] === bundled[0]) fail(`server processes: ${JSON.stringify(servers)}`);
+    const servers = await pollUntil(() => processesWith(launcher),
+      (lines) => fs.existsSync(marker) && replaced(bundled)(lines), 30_000);
+    if (!replaced(bundled)(servers)) fail(`server processes: ${JSON.stringify(servers)}`);
     await waitForStatus(page, `Kebab: ${total} files`, 60_000);
     process.kill(Number(servers[0].split(' ')[0]), 'SIGKILL');
     const stopped = page.locator(SEL.toast).filter({ hasText: 'the kebab-lsp server is not running' });
